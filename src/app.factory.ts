@@ -1,0 +1,40 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Logger } from 'pino';
+import { AppModule } from './app.module.js';
+import { AppConfig } from './config/config.schema.js';
+import { DatabaseTarget } from './database/database-target.js';
+import { PinoNestLogger, requestId } from './logging/logger.js';
+
+const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export function createHttpAdapter(config: AppConfig, logger: Logger): FastifyAdapter {
+  return new FastifyAdapter({
+    loggerInstance: logger,
+    genReqId: requestId,
+    trustProxy: config.trustProxy,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Headers far beyond any legitimate request are refused by Node with 431 before any of our code runs.
+    return503OnClosing: true,
+  });
+}
+
+/** Request hooks shared by the server and the test harness; call before init(). */
+export function configureApp(app: NestFastifyApplication): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.decorateRequest('principal', null);
+  fastify.addHook('onRequest', async (req, reply) => {
+    void reply.header('x-request-id', req.id);
+  });
+}
+
+/** Builds the Nest application on Fastify. The caller owns the database target and calls listen(). */
+export async function createApp(config: AppConfig, target: DatabaseTarget, logger: Logger): Promise<NestFastifyApplication> {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, target), createHttpAdapter(config, logger), {
+    logger: new PinoNestLogger(logger.child({ component: 'nest' })),
+    abortOnError: false,
+  });
+  configureApp(app);
+  await app.init();
+  return app;
+}

@@ -1,0 +1,29 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { AuthModule } from './auth/auth.module.js';
+import { ClockModule } from './clock/clock.js';
+import { ConfigModule } from './config/config.module.js';
+import { AppConfig } from './config/config.schema.js';
+import { DatabaseModule } from './database/database.module.js';
+import { DatabaseTarget } from './database/database-target.js';
+import { HttpExceptionFilter } from './errors/http-exception.filter.js';
+import { GraphqlModule } from './graphql/graphql.module.js';
+import { HealthModule } from './health/health.module.js';
+import { PersonalTokensModule } from './personal-tokens/personal-tokens.module.js';
+import { UsersModule } from './users/users.module.js';
+
+/** Feature modules every process of the service (server and CLI) loads. */
+export function coreModules(config: AppConfig, target: DatabaseTarget) {
+  return [ConfigModule.forRoot(config), ClockModule, DatabaseModule.forRoot(config, target), AuthModule, UsersModule, PersonalTokensModule];
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, target: DatabaseTarget): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [...coreModules(config, target), GraphqlModule, HealthModule],
+      providers: [{ provide: APP_FILTER, useClass: HttpExceptionFilter }],
+    };
+  }
+}

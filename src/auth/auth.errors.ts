@@ -1,0 +1,45 @@
+/**
+ * Authentication and authorization failures of the API (GraphQL and REST). Every edge answers them
+ * with the contract's exact bodies: 401 `{"message":"401 Unauthorized"}`, 403 insufficient_scope.
+ */
+export class AuthError extends Error {
+  private constructor(
+    readonly code: 'UNAUTHENTICATED' | 'INSUFFICIENT_SCOPE',
+    /** For UNAUTHENTICATED: whether credentials were sent and rejected (RFC 6750 `invalid_token`). */
+    readonly invalidCredentials: boolean,
+    /** For INSUFFICIENT_SCOPE: the scopes any one of which would have been enough. */
+    readonly requiredScopes: readonly string[],
+  ) {
+    super(code === 'UNAUTHENTICATED' ? '401 Unauthorized' : '403 Forbidden');
+    this.name = 'AuthError';
+  }
+
+  static missingCredentials(): AuthError {
+    return new AuthError('UNAUTHENTICATED', false, []);
+  }
+
+  static invalidCredentials(): AuthError {
+    return new AuthError('UNAUTHENTICATED', true, []);
+  }
+
+  static insufficientScope(requiredScopes: readonly string[]): AuthError {
+    return new AuthError('INSUFFICIENT_SCOPE', false, requiredScopes);
+  }
+
+  get status(): 401 | 403 {
+    return this.code === 'UNAUTHENTICATED' ? 401 : 403;
+  }
+
+  /** The response body, exactly as the contract fixes it. */
+  get body(): Record<string, string> {
+    return this.code === 'UNAUTHENTICATED' ? { message: '401 Unauthorized' } : { message: '403 Forbidden', error: 'insufficient_scope' };
+  }
+
+  /** The RFC 6750 §3 challenge. */
+  get challenge(): string {
+    if (this.code === 'INSUFFICIENT_SCOPE') {
+      return `Bearer error="insufficient_scope", scope="${this.requiredScopes.join(' ')}"`;
+    }
+    return this.invalidCredentials ? 'Bearer error="invalid_token"' : 'Bearer';
+  }
+}

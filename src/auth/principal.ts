@@ -1,0 +1,23 @@
+/** The user a request acts for. */
+export interface AuthenticatedUser {
+  id: string;
+  username: string;
+  name: string;
+  email: string;
+}
+
+/** Who is calling and with which credential: the result of authentication, attached to the request. */
+export interface Principal {
+  user: AuthenticatedUser;
+  scopes: ReadonlySet<string>;
+  credential: {
+    kind: 'personal_access_token' | 'oauth_access_token';
+    id: string;
+    /** The OAuth application the token was issued to. */
+    clientId?: string;
+  };
+}
+
+export function hasAnyScope(principal: Principal, scopes: readonly string[]): boolean {
+  return scopes.some((s) => principal.scopes.has(s));
+}

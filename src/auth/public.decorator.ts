@@ -1,0 +1,22 @@
+import { SetMetadata } from '@nestjs/common';
+
+export const IS_PUBLIC = 'agora:public';
+
+/**
+ * Lets a route or a GraphQL root field run without credentials (it then sees public data only).
+ * Everything else is denied to anonymous callers by the global AuthGuard.
+ */
+export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(IS_PUBLIC, true);
+
+export const REQUIRED_SCOPES = 'agora:required-scopes';
+
+/** A REST route that needs one of these scopes (GraphQL derives scopes from the operation type). */
+export const RequireScopes = (...anyOf: string[]): MethodDecorator & ClassDecorator => SetMetadata(REQUIRED_SCOPES, anyOf);
+
+export const OWN_AUTHENTICATION = 'agora:own-authentication';
+
+/**
+ * For protocol endpoints that authenticate callers themselves (OAuth token, revocation, introspection,
+ * which read `Authorization: Basic` client credentials): the API guard leaves their headers alone.
+ */
+export const OwnAuthentication = (): MethodDecorator & ClassDecorator => SetMetadata(OWN_AUTHENTICATION, true);

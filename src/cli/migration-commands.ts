@@ -1,0 +1,88 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/config.schema.js';
+import { dataSourceOptions } from '../database/data-source-options.js';
+import { DatabaseTarget, openDatabaseTarget } from '../database/database-target.js';
+import { runMigrations } from '../database/migrate.js';
+import { UsageError } from './cli-error.js';
+
+async function withDataSource<T>(config: AppConfig, target: DatabaseTarget, fn: (ds: DataSource) => Promise<T>): Promise<T> {
+  const dataSource = await new DataSource(dataSourceOptions(config, target, { poolSize: 2 })).initialize();
+  try {
+    return await fn(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+export async function migrationRun(config: AppConfig, target: DatabaseTarget): Promise<unknown> {
+  const applied = await withDataSource(config, target, runMigrations);
+  return { applied: applied.map((m) => m.name) };
+}
+
+export async function migrationRevert(config: AppConfig, target: DatabaseTarget): Promise<unknown> {
+  return withDataSource(config, target, async (ds) => {
+    const before = await ds.query('SELECT name FROM schema_migrations ORDER BY id DESC LIMIT 1');
+    await ds.undoLastMigration({ transaction: 'each' });
+    return { reverted: (before as { name: string }[])[0]?.name ?? null };
+  });
+}
+
+/**
+ * Writes a migration with the SQL that brings a database migrated to the latest version in line with
+ * the entities. It compares against a scratch embedded database, never the configured one, so the
+ * result depends only on the code.
+ */
+export async function migrationGenerate(config: AppConfig, name: string | undefined, projectRoot: string): Promise<unknown> {
+  if (!name || !/^[a-z][a-z0-9-]*$/.test(name))
+    throw new UsageError('--name is required: lowercase words joined by "-", such as add-events');
+  const scratchDir = mkdtempSync(join(tmpdir(), 'agora-migration-'));
+  const scratch = await openDatabaseTarget({ ...config, database: { ...config.database, url: undefined, dataDir: scratchDir } });
+  try {
+    const sql = await withDataSource(config, scratch, async (ds) => {
+      await runMigrations(ds);
+      return ds.driver.createSchemaBuilder().log();
+    });
+    if (sql.upQueries.length === 0) return { created: null, message: 'The entities match the migrations: nothing to generate.' };
+
+    const timestamp = Date.now();
+    const className =
+      name
+        .split('-')
+        .map((w) => w[0]!.toUpperCase() + w.slice(1))
+        .join('') + timestamp;
+    const file = `${timestamp}-${name}`;
+    const dir = resolve(projectRoot, 'src/database/migrations');
+    const q = (query: { query: string; parameters?: unknown[] }) =>
+      `    await q.query(${JSON.stringify(query.query)}${query.parameters?.length ? `, ${JSON.stringify(query.parameters)}` : ''});`;
+    writeFileSync(
+      join(dir, `${file}.ts`),
+      `import { MigrationInterface, QueryRunner } from 'typeorm';
+
+export class ${className} implements MigrationInterface {
+  name = '${className}';
+
+  async up(q: QueryRunner): Promise<void> {
+${sql.upQueries.map(q).join('\n')}
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+${sql.downQueries.reverse().map(q).join('\n')}
+  }
+}
+`,
+    );
+    const indexPath = join(dir, 'index.ts');
+    const lines = readFileSync(indexPath, 'utf8').split('\n');
+    const lastImport = lines.findLastIndex((line) => line.startsWith('import '));
+    lines.splice(lastImport + 1, 0, `import { ${className} } from './${file}.js';`);
+    const index = lines.join('\n').replace(/(export const MIGRATIONS = \[[^\]]*)\]/, `$1, ${className}]`);
+    writeFileSync(indexPath, index);
+    return { created: `src/database/migrations/${file}.ts`, statements: sql.upQueries.length };
+  } finally {
+    await scratch.close();
+    rmSync(scratchDir, { recursive: true, force: true });
+  }
+}

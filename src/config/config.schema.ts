@@ -1,0 +1,135 @@
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+
+const boolean = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const port = z.coerce
+  .number({ error: 'must be a number' })
+  .int('must be a whole number')
+  .min(0, 'must be between 0 and 65535')
+  .max(65535, 'must be between 0 and 65535');
+
+const positiveInt = (max: number) =>
+  z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(max, `must be at most ${max}`);
+
+/**
+ * Every setting the service reads, with its default. docs/configuration.md and .env.example
+ * describe the same list; keep the three in step.
+ */
+export const environmentSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('localhost'),
+  PORT: port.default(3000),
+  BASE_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL such as https://agora.example.com' })
+    .default('http://localhost:3000')
+    .refine((v) => !/[?#]/.test(v), 'must not contain a query or fragment')
+    .transform((v) => v.replace(/\/+$/, '')),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/.+/, 'must be a postgres:// or postgresql:// URL (unset it to use the embedded database)')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_POOL_SIZE: positiveInt(200).default(10),
+  DATABASE_CONNECT_TIMEOUT_SECONDS: positiveInt(600).default(10),
+  MIGRATIONS_RUN: boolean.default(true),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: boolean.default(false),
+  SHUTDOWN_TIMEOUT_SECONDS: positiveInt(600).default(10),
+  PERSONAL_TOKEN_LAST_USED_INTERVAL_SECONDS: positiveInt(86400).default(60),
+  AUTH_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  GRAPHQL_MAX_DEPTH: positiveInt(100).default(12),
+  GRAPHQL_MAX_COST: positiveInt(1_000_000).default(20000),
+  GRAPHQL_ANONYMOUS_MAX_DEPTH: positiveInt(100).default(8),
+  GRAPHQL_ANONYMOUS_MAX_COST: positiveInt(1_000_000).default(5000),
+  GRAPHQL_EXPLORER: boolean.optional(),
+});
+
+export type Environment = z.input<typeof environmentSchema>;
+
+export interface AppConfig {
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  baseUrl: string;
+  trustProxy: boolean;
+  shutdownTimeoutMs: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  database: {
+    /** A PostgreSQL server, or undefined for the embedded database under `dataDir`. */
+    url?: string;
+    dataDir: string;
+    poolSize: number;
+    connectTimeoutMs: number;
+    migrationsRun: boolean;
+  };
+  auth: {
+    personalTokenLastUsedIntervalMs: number;
+    cacheTtlMs: number;
+  };
+  graphql: {
+    explorer: boolean;
+    limits: {
+      authenticated: { maxDepth: number; maxCost: number };
+      anonymous: { maxDepth: number; maxCost: number };
+    };
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Validates the raw environment and returns the typed configuration, or throws ConfigError naming each bad variable. */
+export function loadConfig(env: Record<string, string | undefined>, cwd = process.cwd()): AppConfig {
+  const relevant = Object.fromEntries(
+    Object.keys(environmentSchema.shape).map((key) => [key, env[key] === '' && key !== 'DATABASE_URL' ? undefined : env[key]]),
+  );
+  const parsed = environmentSchema.safeParse(relevant);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const name = String(issue.path[0] ?? 'configuration');
+        return `${name}: ${issue.message} (got ${JSON.stringify(relevant[name] ?? null)})`;
+      }),
+    );
+  }
+  const e = parsed.data;
+  return {
+    env: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    baseUrl: e.BASE_URL,
+    trustProxy: e.TRUST_PROXY,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    logLevel: e.LOG_LEVEL,
+    database: {
+      url: e.DATABASE_URL,
+      dataDir: isAbsolute(e.DATA_DIR) ? e.DATA_DIR : resolve(cwd, e.DATA_DIR),
+      poolSize: e.DATABASE_POOL_SIZE,
+      connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_SECONDS * 1000,
+      migrationsRun: e.MIGRATIONS_RUN,
+    },
+    auth: {
+      personalTokenLastUsedIntervalMs: e.PERSONAL_TOKEN_LAST_USED_INTERVAL_SECONDS * 1000,
+      cacheTtlMs: e.AUTH_CACHE_TTL_SECONDS * 1000,
+    },
+    graphql: {
+      explorer: e.GRAPHQL_EXPLORER ?? e.NODE_ENV !== 'production',
+      limits: {
+        authenticated: { maxDepth: e.GRAPHQL_MAX_DEPTH, maxCost: e.GRAPHQL_MAX_COST },
+        anonymous: { maxDepth: e.GRAPHQL_ANONYMOUS_MAX_DEPTH, maxCost: e.GRAPHQL_ANONYMOUS_MAX_COST },
+      },
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import { DataSourceOptions } from 'typeorm';
+import { AppConfig } from '../config/config.schema.js';
+import { DatabaseTarget } from './database-target.js';
+import { ENTITIES } from './entities.js';
+import { MIGRATIONS } from './migrations/index.js';
+
+/** The one TypeORM configuration, shared by the application, the CLI and ormconfig.ts. */
+export function dataSourceOptions(config: AppConfig, target: DatabaseTarget, overrides: { poolSize?: number } = {}): DataSourceOptions {
+  return {
+    type: 'postgres',
+    ...target.connection,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    migrationsTransactionMode: 'each',
+    migrationsRun: false,
+    synchronize: false,
+    // Failed queries surface as exceptions and are logged by the edges, without their parameters.
+    logging: false,
+    connectTimeoutMS: config.database.connectTimeoutMs,
+    extra: {
+      max: overrides.poolSize ?? config.database.poolSize,
+      application_name: 'agora',
+    },
+  };
+}

@@ -1,0 +1,4 @@
+import { Foundation1763800000000 } from './1763800000000-foundation.js';
+
+/** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
+export const MIGRATIONS = [Foundation1763800000000];

@@ -1,0 +1,44 @@
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloDriverConfig } from '@nestjs/apollo';
+import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { GraphQLModule as NestGraphQLModule } from '@nestjs/graphql';
+import { AgoraApolloDriver } from './agora-apollo.driver.js';
+import { errorLoggingPlugin, formatGraphqlError } from './graphql-errors.js';
+import { GraphqlController } from './graphql.controller.js';
+import { OperationPolicyPlugin } from './operation-policy.plugin.js';
+import { PublicFieldsRegistry } from './public-fields.registry.js';
+import { join } from 'node:path';
+import { projectRoot } from '../config/project-root.js';
+
+@Module({
+  imports: [DiscoveryModule],
+  providers: [PublicFieldsRegistry, OperationPolicyPlugin],
+  exports: [PublicFieldsRegistry, OperationPolicyPlugin],
+})
+class GraphqlPolicyModule {}
+
+/** The GraphQL API: schema-first from schema.graphql, served by GraphqlController at /graphql. */
+@Module({
+  imports: [
+    NestGraphQLModule.forRootAsync<ApolloDriverConfig>({
+      driver: AgoraApolloDriver,
+      imports: [GraphqlPolicyModule],
+      inject: [OperationPolicyPlugin],
+      useFactory: (policy: OperationPolicyPlugin): ApolloDriverConfig => ({
+        typePaths: [join(projectRoot(), 'schema.graphql')],
+        path: '/graphql',
+        introspection: true,
+        graphiql: false,
+        persistedQueries: false,
+        allowBatchedHttpRequests: false,
+        includeStacktraceInErrorResponses: false,
+        autoTransformHttpErrors: false,
+        formatError: formatGraphqlError,
+        plugins: [policy, errorLoggingPlugin, ApolloServerPluginLandingPageDisabled()],
+      }),
+    }),
+  ],
+  controllers: [GraphqlController],
+})
+export class GraphqlModule {}

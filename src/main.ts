@@ -1,0 +1,64 @@
+import 'reflect-metadata';
+import { createApp } from './app.factory.js';
+import { ConfigError, loadConfig } from './config/config.schema.js';
+import { readEnvironment } from './config/environment.js';
+import { openDatabaseTarget } from './database/database-target.js';
+import { prepareDatabase } from './database/prepare-database.js';
+import { createLogger } from './logging/logger.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(readEnvironment());
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`agora: ${err.message}\nSee .env.example and docs/configuration.md.`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger(config);
+
+  let target;
+  try {
+    target = await openDatabaseTarget(config);
+    const applied = await prepareDatabase(config, target, { migrate: config.database.migrationsRun });
+    logger.info({ database: target.description, migrationsApplied: applied }, 'Database ready');
+  } catch (err) {
+    logger.fatal({ err }, `Cannot start: ${(err as Error).message}`);
+    await target?.close().catch(() => undefined);
+    process.exit(1);
+  }
+
+  const app = await createApp(config, target, logger);
+  await app.listen({ port: config.port, host: config.host });
+  logger.info({ url: config.baseUrl, host: config.host, port: config.port }, `Agora is listening; GraphQL at ${config.baseUrl}/graphql`);
+
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'Shutting down: finishing requests in flight');
+    const timer = setTimeout(() => {
+      logger.error('Shutdown took too long; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    timer.unref();
+    try {
+      await app.close();
+      await target.close();
+      logger.info('Stopped');
+      process.exit(0);
+    } catch (err) {
+      logger.error({ err }, 'Shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  console.error('agora: failed to start:', err);
+  process.exit(1);
+});

@@ -1,0 +1,122 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { CredentialVerifier, TokenVerifier } from '../auth/credential-verifier.js';
+import { Principal } from '../auth/principal.js';
+import { PERSONAL_TOKEN_SCOPES } from '../auth/scopes.js';
+import { generateSecret, hashSecret, isWellFormedSecret, SecretPrefix } from '../auth/secret-token.js';
+import { Clock } from '../clock/clock.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.schema.js';
+import { PersonalTokenEntity } from './personal-token.entity.js';
+import { PersonalToken, toPersonalToken } from './personal-token.model.js';
+import { PersonalTokenError } from './personal-tokens.errors.js';
+
+export interface NewPersonalTokenInput {
+  name: string;
+  scopes: string[];
+  expiresAt?: Date | null;
+}
+
+interface VerifiedRow {
+  id: string;
+  scopes: string[];
+  last_used_at: Date | null;
+  user_id: string;
+  username: string;
+  name: string;
+  email: string;
+}
+
+const VERIFY_SQL = `
+  SELECT t.id, t.scopes, t.last_used_at, u.id AS user_id, u.username, u.name, u.email
+  FROM personal_access_tokens t
+  JOIN users u ON u.id = t.user_id
+  WHERE t.token_hash = $1
+    AND t.revoked_at IS NULL
+    AND (t.expires_at IS NULL OR t.expires_at > $2)
+    AND u.state = 'active'`;
+
+@Injectable()
+export class PersonalTokensService implements TokenVerifier, OnModuleInit {
+  readonly prefix = SecretPrefix.personalAccessToken;
+  private readonly logger = new Logger(PersonalTokensService.name);
+
+  constructor(
+    @InjectRepository(PersonalTokenEntity) private readonly tokens: Repository<PersonalTokenEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly verifier: CredentialVerifier,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.verifier.register(this);
+  }
+
+  /** Creates a token; the returned secret is the only time it is ever available. */
+  async create(userId: string, input: NewPersonalTokenInput): Promise<{ token: string; personalToken: PersonalToken }> {
+    const name = input.name.trim();
+    if (name.length < 1 || name.length > 100) {
+      throw new PersonalTokenError('INVALID_NAME', 'Name must be 1 to 100 characters', 'name');
+    }
+    const scopes = [...new Set(input.scopes)];
+    if (scopes.length === 0 || scopes.some((s) => !PERSONAL_TOKEN_SCOPES.includes(s as never))) {
+      throw new PersonalTokenError('INVALID_SCOPES', `Scopes must be one or more of: ${PERSONAL_TOKEN_SCOPES.join(', ')}`, 'scopes');
+    }
+    const expiresAt = input.expiresAt ?? null;
+    if (expiresAt && (Number.isNaN(expiresAt.getTime()) || expiresAt <= this.clock.now())) {
+      throw new PersonalTokenError('INVALID_EXPIRY', 'Expiry date must be in the future', 'expiresAt');
+    }
+    const token = generateSecret(SecretPrefix.personalAccessToken);
+    const entity = await this.tokens.save(
+      this.tokens.create({ userId, name, scopes, expiresAt, tokenHash: hashSecret(token), createdAt: this.clock.now() }),
+    );
+    return { token, personalToken: toPersonalToken(entity) };
+  }
+
+  async listForUser(userId: string): Promise<PersonalToken[]> {
+    const rows = await this.tokens.find({ where: { userId }, order: { createdAt: 'DESC' } });
+    return rows.map(toPersonalToken);
+  }
+
+  /** Revokes a token; with `ownerId`, only a token of that user. Revoking twice is harmless. */
+  async revoke(id: string, ownerId?: string): Promise<PersonalToken> {
+    const entity = await this.tokens.findOneBy(ownerId ? { id, userId: ownerId } : { id }).catch(() => null);
+    if (!entity) throw new PersonalTokenError('TOKEN_NOT_FOUND', `No personal access token with id "${id}"`, 'id');
+    if (!entity.revokedAt) {
+      entity.revokedAt = this.clock.now();
+      await this.tokens.update({ id }, { revokedAt: entity.revokedAt });
+    }
+    return toPersonalToken(entity);
+  }
+
+  async verify(token: string): Promise<Principal | null> {
+    // Malformed or mistyped tokens (checksum) never reach the database.
+    if (!isWellFormedSecret(token, SecretPrefix.personalAccessToken)) return null;
+    const now = this.clock.now();
+    const rows: VerifiedRow[] = await this.dataSource.query(VERIFY_SQL, [hashSecret(token), now]);
+    const row = rows[0];
+    if (!row) return null;
+    this.touch(row, now);
+    return {
+      user: { id: row.user_id, username: row.username, name: row.name, email: row.email },
+      scopes: new Set(row.scopes),
+      credential: { kind: 'personal_access_token', id: row.id },
+    };
+  }
+
+  /** Records use at most once per interval, so authentication is not a write on every request. */
+  private touch(row: VerifiedRow, now: Date): void {
+    const interval = this.config.auth.personalTokenLastUsedIntervalMs;
+    if (row.last_used_at && now.getTime() - new Date(row.last_used_at).getTime() < interval) return;
+    const staleBefore = new Date(now.getTime() - interval);
+    this.dataSource
+      .query('UPDATE personal_access_tokens SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)', [
+        row.id,
+        now,
+        staleBefore,
+      ])
+      .catch((err: unknown) => this.logger.warn(`Could not record token use: ${(err as Error).message}`));
+  }
+}

@@ -1,0 +1,37 @@
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+export type UserState = 'active' | 'blocked';
+
+@Entity({ name: 'users' })
+// Case-insensitive uniqueness lives in expression indexes that the migration creates.
+@Index('users_username_lower_key', { synchronize: false })
+@Index('users_email_lower_key', { synchronize: false })
+@Check('users_username_check', `username ~ '^[A-Za-z0-9][A-Za-z0-9_.-]{1,38}$'`)
+@Check('users_name_check', `length(name) BETWEEN 1 AND 255`)
+@Check('users_email_check', `length(email) BETWEEN 3 AND 254 AND position('@' in email) > 1`)
+@Check('users_state_check', `state IN ('active', 'blocked')`)
+export class UserEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ type: 'text' })
+  username: string;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  @Column({ type: 'text' })
+  email: string;
+
+  @Column({ name: 'password_hash', type: 'text' })
+  passwordHash: string;
+
+  @Column({ type: 'text', default: 'active' })
+  state: UserState;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

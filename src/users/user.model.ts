@@ -1,0 +1,22 @@
+import { UserEntity, UserState } from './user.entity.js';
+
+/** A user as the rest of the service sees it: never the password hash. */
+export interface User {
+  id: string;
+  username: string;
+  name: string;
+  email: string;
+  state: UserState;
+  createdAt: Date;
+}
+
+export function toUser(entity: UserEntity): User {
+  return {
+    id: entity.id,
+    username: entity.username,
+    name: entity.name,
+    email: entity.email,
+    state: entity.state,
+    createdAt: entity.createdAt,
+  };
+}

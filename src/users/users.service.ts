@@ -1,0 +1,83 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { QueryFailedError, Repository } from 'typeorm';
+import { PasswordHasher } from './password-hasher.js';
+import { UserEntity } from './user.entity.js';
+import { toUser, User } from './user.model.js';
+import { NewUserInput, validateName, validateNewUser } from './user-validation.js';
+import { UserError } from './users.errors.js';
+
+@Injectable()
+export class UsersService {
+  constructor(
+    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    private readonly passwords: PasswordHasher,
+  ) {}
+
+  async create(input: NewUserInput): Promise<User> {
+    const valid = validateNewUser(input);
+    const passwordHash = await this.passwords.hash(valid.password);
+    try {
+      const entity = await this.users.save(
+        this.users.create({ username: valid.username, email: valid.email, name: valid.name, passwordHash, state: 'active' }),
+      );
+      return toUser(entity);
+    } catch (err) {
+      throw uniqueViolationToUserError(err) ?? err;
+    }
+  }
+
+  async findById(id: string): Promise<User | null> {
+    const entity = await this.users.findOneBy({ id });
+    return entity ? toUser(entity) : null;
+  }
+
+  /** The user with this username, if active: what anonymous callers may look up. */
+  async findActiveByUsername(username: string): Promise<User | null> {
+    const entity = await this.findEntityByLogin(username, 'username');
+    return entity && entity.state === 'active' ? toUser(entity) : null;
+  }
+
+  async updateProfile(id: string, input: { name: string }): Promise<User> {
+    const name = validateName(input.name);
+    await this.users.update({ id }, { name });
+    const entity = await this.users.findOneByOrFail({ id });
+    return toUser(entity);
+  }
+
+  async getByUsername(username: string): Promise<User> {
+    const entity = await this.findEntityByLogin(username, 'username');
+    if (!entity) throw new UserError('USER_NOT_FOUND', `No user with username "${username}"`, 'username');
+    return toUser(entity);
+  }
+
+  /**
+   * The active user with this username or email and password, or null. Takes the same time whether or
+   * not the login exists, so it cannot be used to find accounts.
+   */
+  async verifyCredentials(login: string, password: string): Promise<User | null> {
+    const entity = await this.findEntityByLogin(login.trim(), login.includes('@') ? 'email' : 'username');
+    const ok = await this.passwords.verify(entity?.passwordHash, password);
+    return ok && entity && entity.state === 'active' ? toUser(entity) : null;
+  }
+
+  /** Blocks the user: every credential of theirs stops working on the next request. */
+  async setState(username: string, state: 'active' | 'blocked'): Promise<User> {
+    const user = await this.getByUsername(username);
+    await this.users.update({ id: user.id }, { state });
+    return { ...user, state };
+  }
+
+  private findEntityByLogin(login: string, by: 'username' | 'email'): Promise<UserEntity | null> {
+    return this.users.createQueryBuilder('u').where(`lower(u.${by}) = lower(:login)`, { login }).getOne();
+  }
+}
+
+function uniqueViolationToUserError(err: unknown): UserError | undefined {
+  if (!(err instanceof QueryFailedError)) return undefined;
+  const { code, constraint } = err.driverError as { code?: string; constraint?: string };
+  if (code !== '23505') return undefined;
+  if (constraint === 'users_username_lower_key') return new UserError('USERNAME_TAKEN', 'Username is already taken', 'username');
+  if (constraint === 'users_email_lower_key') return new UserError('EMAIL_TAKEN', 'Email is already registered', 'email');
+  return undefined;
+}

@@ -1,0 +1,95 @@
+import 'reflect-metadata';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { createServer } from 'node:net';
+import { Writable } from 'node:stream';
+import { configureApp, createHttpAdapter } from '../../src/app.factory.js';
+import { AppModule } from '../../src/app.module.js';
+import { Clock } from '../../src/clock/clock.js';
+import { AppConfig, loadConfig } from '../../src/config/config.schema.js';
+import { openDatabaseTarget } from '../../src/database/database-target.js';
+import { prepareDatabase } from '../../src/database/prepare-database.js';
+import { createLogger, PinoNestLogger } from '../../src/logging/logger.js';
+import { createTestDatabase } from './database.js';
+
+/** A clock tests move forward instead of sleeping. */
+export class TestClock extends Clock {
+  private offsetMs = 0;
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+}
+
+export interface TestApp {
+  /** Base URL of the real HTTP listener, e.g. http://127.0.0.1:41234 */
+  url: string;
+  app: NestFastifyApplication;
+  config: AppConfig;
+  clock: TestClock;
+  /** Environment that points another process (the CLI, a server) at this app's database. */
+  databaseEnv: Record<string, string>;
+  /** Every log line the app wrote, as parsed JSON. */
+  logs: Record<string, unknown>[];
+  get<T>(type: abstract new (...args: never[]) => T): T;
+  close(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts the whole service on a database of its own, listening on a real port. */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', BASE_URL: url, ...database.env, ...env });
+  const target = await openDatabaseTarget(config);
+  await prepareDatabase(config, target, { migrate: true });
+
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logs.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  const logger = createLogger(config, sink);
+  const clock = new TestClock();
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config, target)] })
+    .overrideProvider(Clock)
+    .useValue(clock)
+    .setLogger(new PinoNestLogger(logger))
+    .compile();
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(config, logger), {
+    logger: new PinoNestLogger(logger),
+  });
+  configureApp(app);
+  await app.init();
+  await app.listen({ port, host: '127.0.0.1' });
+
+  return {
+    url,
+    app,
+    config,
+    clock,
+    databaseEnv: { ...database.env },
+    logs,
+    get: (type) => app.get(type as never),
+    async close() {
+      await app.close();
+      await target.close();
+      await database.drop();
+    },
+  };
+}
