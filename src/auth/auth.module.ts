@@ -1,7 +1,13 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.schema.js';
+import { DATABASE_TARGET } from '../database/database.module.js';
+import type { DatabaseTarget } from '../database/database-target.js';
 import { AuthGuard } from './auth.guard.js';
+import { CredentialCache } from './credential-cache.js';
+import { CredentialChangeListener } from './credential-change.listener.js';
 import { CredentialVerifier } from './credential-verifier.js';
 import { RequestAuthenticator } from './request-authenticator.js';
 import { BearerStrategy } from './strategies/bearer.strategy.js';
@@ -11,7 +17,21 @@ import { PrivateTokenStrategy } from './strategies/private-token.strategy.js';
 @Global()
 @Module({
   imports: [PassportModule],
-  providers: [CredentialVerifier, RequestAuthenticator, BearerStrategy, PrivateTokenStrategy, { provide: APP_GUARD, useClass: AuthGuard }],
+  providers: [
+    {
+      provide: CredentialCache,
+      inject: [APP_CONFIG, DATABASE_TARGET],
+      // Change notifications need a PostgreSQL server: PGlite's socket cannot deliver them between
+      // processes, so on the embedded database every request is checked against the database.
+      useFactory: (config: AppConfig, target: DatabaseTarget) => new CredentialCache(target.kind === 'server' ? config.auth.cacheTtlMs : 0),
+    },
+    CredentialChangeListener,
+    CredentialVerifier,
+    RequestAuthenticator,
+    BearerStrategy,
+    PrivateTokenStrategy,
+    { provide: APP_GUARD, useClass: AuthGuard },
+  ],
   exports: [CredentialVerifier, RequestAuthenticator],
 })
 export class AuthModule {}

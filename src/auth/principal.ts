@@ -15,6 +15,8 @@ export interface Principal {
     id: string;
     /** The OAuth application the token was issued to. */
     clientId?: string;
+    /** When the credential stops working by itself, if ever. */
+    expiresAt?: Date | null;
   };
 }
 

@@ -1,6 +1,6 @@
 import { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
 import { Inject, Injectable } from '@nestjs/common';
-import { GraphQLError } from 'graphql';
+import { DocumentNode, GraphQLError, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { AuthError } from '../auth/auth.errors.js';
 import { hasAnyScope } from '../auth/principal.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -17,8 +17,18 @@ const MUTATION_SCOPES = ['api'];
  * anonymous callers only for operations made of @Public() root fields, tokens only with the scope the
  * operation type needs, and every caller within the depth and cost limits.
  */
+interface OperationAnalysis {
+  rootType: 'Query' | 'Mutation' | 'Subscription';
+  /** Root fields other than introspection (`__schema`, `__typename`…). */
+  dataFields: string[];
+  depth: number;
+  cost: number;
+}
+
 @Injectable()
 export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext> {
+  private readonly analyses = new WeakMap<DocumentNode, Map<string, OperationAnalysis>>();
+
   constructor(
     private readonly publicFields: PublicFieldsRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -26,18 +36,18 @@ export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext>
 
   async requestDidStart(): Promise<GraphQLRequestListener<GraphqlContext>> {
     return {
-      didResolveOperation: async ({ operation, document, contextValue, schema, request, operationName }) => {
+      didResolveOperation: async ({ operation, document, contextValue, schema, request }) => {
         if (!operation) return; // Apollo itself answers a request whose operation cannot be chosen.
-        const fragments = fragmentsOf(document);
-        const rootType = operation.operation === 'query' ? 'Query' : operation.operation === 'mutation' ? 'Mutation' : 'Subscription';
-        const dataFields = [...rootFieldNames(operation, fragments)].filter((name) => !isMetaField(name));
+        const analysis = this.analyse(schema, document, operation, request.variables);
         const { principal } = contextValue;
 
         let denial: AuthError | undefined;
         if (!principal) {
-          if (dataFields.some((field) => !this.publicFields.isPublic(rootType, field))) denial = AuthError.missingCredentials();
-        } else if (dataFields.length > 0) {
-          const needed = rootType === 'Query' ? QUERY_SCOPES : MUTATION_SCOPES;
+          if (analysis.dataFields.some((field) => !this.publicFields.isPublic(analysis.rootType, field))) {
+            denial = AuthError.missingCredentials();
+          }
+        } else if (analysis.dataFields.length > 0) {
+          const needed = analysis.rootType === 'Query' ? QUERY_SCOPES : MUTATION_SCOPES;
           if (!hasAnyScope(principal, needed)) denial = AuthError.insufficientScope(needed);
         }
         if (denial) {
@@ -46,22 +56,48 @@ export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext>
         }
 
         const limits = principal ? this.config.graphql.limits.authenticated : this.config.graphql.limits.anonymous;
-        const depth = operationDepth(operation, fragments);
-        if (depth > limits.maxDepth) {
-          throw new GraphQLError(`Query is nested ${depth} levels deep; the limit is ${limits.maxDepth}.`, {
-            extensions: { code: 'QUERY_TOO_DEEP', depth, maxDepth: limits.maxDepth, http: { status: 400 } },
+        if (analysis.depth > limits.maxDepth) {
+          throw new GraphQLError(`Query is nested ${analysis.depth} levels deep; the limit is ${limits.maxDepth}.`, {
+            extensions: { code: 'QUERY_TOO_DEEP', depth: analysis.depth, maxDepth: limits.maxDepth, http: { status: 400 } },
           });
         }
-        const cost = operationCost(schema, document, operationName ?? undefined, request.variables);
-        if (cost > limits.maxCost) {
+        if (analysis.cost > limits.maxCost) {
           throw new GraphQLError(
-            `Query would cost ${cost} points; the limit is ${limits.maxCost}. Ask for fewer items per page or fewer fields.`,
-            {
-              extensions: { code: 'QUERY_TOO_COMPLEX', cost, maxCost: limits.maxCost, http: { status: 400 } },
-            },
+            `Query would cost ${analysis.cost} points; the limit is ${limits.maxCost}. Ask for fewer items per page or fewer fields.`,
+            { extensions: { code: 'QUERY_TOO_COMPLEX', cost: analysis.cost, maxCost: limits.maxCost, http: { status: 400 } } },
           );
         }
       },
     };
+  }
+
+  /**
+   * What the policy needs to know of an operation. Apollo hands over the same DocumentNode for a
+   * repeated query text, so the analysis is kept per document unless variables can change the cost.
+   */
+  private analyse(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: Record<string, unknown> | undefined,
+  ): OperationAnalysis {
+    const cacheable = !operation.variableDefinitions?.length;
+    const key = operation.name?.value ?? '';
+    const cached = cacheable ? this.analyses.get(document)?.get(key) : undefined;
+    if (cached) return cached;
+    const fragments = fragmentsOf(document);
+    const rootType = operation.operation === 'query' ? 'Query' : operation.operation === 'mutation' ? 'Mutation' : 'Subscription';
+    const analysis: OperationAnalysis = {
+      rootType,
+      dataFields: [...rootFieldNames(operation, fragments)].filter((name) => !isMetaField(name)),
+      depth: operationDepth(operation, fragments),
+      cost: operationCost(schema, document, operation.name?.value, variables),
+    };
+    if (cacheable) {
+      const perDocument = this.analyses.get(document) ?? new Map<string, OperationAnalysis>();
+      perDocument.set(key, analysis);
+      this.analyses.set(document, perDocument);
+    }
+    return analysis;
   }
 }

@@ -22,14 +22,17 @@ interface VerifiedRow {
   id: string;
   scopes: string[];
   last_used_at: Date | null;
+  expires_at: Date | null;
   user_id: string;
   username: string;
   name: string;
   email: string;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 const VERIFY_SQL = `
-  SELECT t.id, t.scopes, t.last_used_at, u.id AS user_id, u.username, u.name, u.email
+  SELECT t.id, t.scopes, t.last_used_at, t.expires_at, u.id AS user_id, u.username, u.name, u.email
   FROM personal_access_tokens t
   JOIN users u ON u.id = t.user_id
   WHERE t.token_hash = $1
@@ -82,27 +85,28 @@ export class PersonalTokensService implements TokenVerifier, OnModuleInit {
 
   /** Revokes a token; with `ownerId`, only a token of that user. Revoking twice is harmless. */
   async revoke(id: string, ownerId?: string): Promise<PersonalToken> {
-    const entity = await this.tokens.findOneBy(ownerId ? { id, userId: ownerId } : { id }).catch(() => null);
+    const entity = UUID.test(id) ? await this.tokens.findOneBy(ownerId ? { id, userId: ownerId } : { id }) : null;
     if (!entity) throw new PersonalTokenError('TOKEN_NOT_FOUND', `No personal access token with id "${id}"`, 'id');
     if (!entity.revokedAt) {
       entity.revokedAt = this.clock.now();
       await this.tokens.update({ id }, { revokedAt: entity.revokedAt });
     }
+    this.verifier.forgetCredential(id);
     return toPersonalToken(entity);
   }
 
-  async verify(token: string): Promise<Principal | null> {
+  async verify(token: string, tokenHash: string): Promise<Principal | null> {
     // Malformed or mistyped tokens (checksum) never reach the database.
     if (!isWellFormedSecret(token, SecretPrefix.personalAccessToken)) return null;
     const now = this.clock.now();
-    const rows: VerifiedRow[] = await this.dataSource.query(VERIFY_SQL, [hashSecret(token), now]);
+    const rows: VerifiedRow[] = await this.dataSource.query(VERIFY_SQL, [tokenHash, now]);
     const row = rows[0];
     if (!row) return null;
     this.touch(row, now);
     return {
       user: { id: row.user_id, username: row.username, name: row.name, email: row.email },
       scopes: new Set(row.scopes),
-      credential: { kind: 'personal_access_token', id: row.id },
+      credential: { kind: 'personal_access_token', id: row.id, expiresAt: row.expires_at },
     };
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { QueryFailedError, Repository } from 'typeorm';
+import { CredentialVerifier } from '../auth/credential-verifier.js';
 import { PasswordHasher } from './password-hasher.js';
 import { UserEntity } from './user.entity.js';
 import { toUser, User } from './user.model.js';
@@ -12,6 +13,7 @@ export class UsersService {
   constructor(
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
     private readonly passwords: PasswordHasher,
+    private readonly credentials: CredentialVerifier,
   ) {}
 
   async create(input: NewUserInput): Promise<User> {
@@ -41,6 +43,7 @@ export class UsersService {
   async updateProfile(id: string, input: { name: string }): Promise<User> {
     const name = validateName(input.name);
     await this.users.update({ id }, { name });
+    this.credentials.forgetUser(id);
     const entity = await this.users.findOneByOrFail({ id });
     return toUser(entity);
   }
@@ -65,6 +68,7 @@ export class UsersService {
   async setState(username: string, state: 'active' | 'blocked'): Promise<User> {
     const user = await this.getByUsername(username);
     await this.users.update({ id: user.id }, { state });
+    this.credentials.forgetUser(user.id);
     return { ...user, state };
   }
 

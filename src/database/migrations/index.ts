@@ -1,4 +1,5 @@
 import { Foundation1763800000000 } from './1763800000000-foundation.js';
+import { CredentialChangeNotifications1763800000001 } from './1763800000001-credential-change-notifications.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
-export const MIGRATIONS = [Foundation1763800000000];
+export const MIGRATIONS = [Foundation1763800000000, CredentialChangeNotifications1763800000001];

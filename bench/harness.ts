@@ -1,0 +1,74 @@
+import autocannon from 'autocannon';
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+
+export interface LoadResult {
+  name: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+  total: number;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a process and waits until `url` answers. */
+export async function startProcess(command: string, args: string[], env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited: ${stderr}`);
+    try {
+      await fetch(readyUrl);
+      return child;
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${args.join(' ')} did not start: ${stderr}`);
+}
+
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await Promise.race([once(child, 'exit'), new Promise((r) => setTimeout(r, 10_000))]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+export async function load(
+  name: string,
+  options: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; connections: number; seconds: number },
+): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? 'POST',
+    headers: options.headers,
+    body: options.body,
+    connections: options.connections,
+    duration: options.seconds,
+  });
+  return {
+    name,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    total: result.requests.total,
+  };
+}
