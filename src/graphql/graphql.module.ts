@@ -1,4 +1,4 @@
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloDriverConfig } from '@nestjs/apollo';
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
@@ -35,7 +35,8 @@ class GraphqlPolicyModule {}
         includeStacktraceInErrorResponses: false,
         autoTransformHttpErrors: false,
         formatError: formatGraphqlError,
-        plugins: [policy, errorLoggingPlugin, ApolloServerPluginLandingPageDisabled()],
+        // No @cacheControl hints are used: skip the per-field hook that would compute them.
+        plugins: [policy, errorLoggingPlugin, ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],
       }),
     }),
   ],

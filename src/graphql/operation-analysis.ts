@@ -1,4 +1,4 @@
-import { FieldNode, FragmentDefinitionNode, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, DocumentNode } from 'graphql';
+import { DocumentNode, FragmentDefinitionNode, getVariableValues, GraphQLSchema, OperationDefinitionNode, SelectionSetNode } from 'graphql';
 import { getComplexity, ComplexityEstimator, simpleEstimator } from 'graphql-query-complexity';
 
 export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
@@ -59,12 +59,17 @@ const pagedEstimator: ComplexityEstimator = ({ args, childComplexity, field }) =
   return Number.isFinite(size) && size > 0 ? 1 + size * childComplexity : undefined;
 };
 
+/** The cost, or undefined when the variables do not fit the operation (execution will report that). */
 export function operationCost(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | undefined,
   variables: Record<string, unknown> | undefined,
-): number {
+): number | undefined {
+  const operation = document.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === 'OperationDefinition' && (operationName === undefined || d.name?.value === operationName),
+  );
+  if (operation && getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}).errors) return undefined;
   return getComplexity({
     schema,
     query: document,
@@ -74,4 +79,3 @@ export function operationCost(
   });
 }
 
-export type { FieldNode };

@@ -22,7 +22,8 @@ interface OperationAnalysis {
   /** Root fields other than introspection (`__schema`, `__typename`…). */
   dataFields: string[];
   depth: number;
-  cost: number;
+  /** Undefined when the variables do not fit; the operation then fails in execution, unrun. */
+  cost: number | undefined;
 }
 
 @Injectable()
@@ -61,7 +62,7 @@ export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext>
             extensions: { code: 'QUERY_TOO_DEEP', depth: analysis.depth, maxDepth: limits.maxDepth, http: { status: 400 } },
           });
         }
-        if (analysis.cost > limits.maxCost) {
+        if (analysis.cost !== undefined && analysis.cost > limits.maxCost) {
           throw new GraphQLError(
             `Query would cost ${analysis.cost} points; the limit is ${limits.maxCost}. Ask for fewer items per page or fewer fields.`,
             { extensions: { code: 'QUERY_TOO_COMPLEX', cost: analysis.cost, maxCost: limits.maxCost, http: { status: 400 } } },

@@ -1,0 +1,106 @@
+import { connect } from 'node:net';
+import { createUserWithToken } from './support/fixtures.js';
+import { graphql } from './support/http.js';
+import { startTestApp, TestApp } from './support/test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+/** Sends bytes exactly as given (fetch refuses malformed headers) and returns status line and body. */
+function rawRequest(url: string, head: Buffer | string, body = ''): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let response = '';
+    socket.on('data', (d) => (response += d.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const status = Number(response.split(' ')[1]);
+      resolve({ status, body: response.slice(response.indexOf('\r\n\r\n') + 4) });
+    });
+    socket.write(head);
+    socket.end(body);
+  });
+}
+
+function graphqlHead(extraHeaderLines: Buffer | string, body: string): Buffer {
+  return Buffer.concat([
+    Buffer.from(`POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`),
+    Buffer.isBuffer(extraHeaderLines) ? extraHeaderLines : Buffer.from(extraHeaderLines, 'latin1'),
+    Buffer.from('\r\n'),
+  ]);
+}
+
+const BODY = JSON.stringify({ query: '{ viewer { id } }' });
+
+describe('malformed requests are answered without a 500', () => {
+  it('a token with a CR in the middle of its header is refused by the HTTP parser', async () => {
+    const { token } = await createUserWithToken(t);
+    const res = await rawRequest(t.url, graphqlHead(`Private-Token: ${token.slice(0, 10)}\r${token.slice(10)}\r\n`, BODY), BODY);
+    expect(res.status).toBe(400);
+  });
+
+  it('a header line split by CR LF cannot smuggle a second credential', async () => {
+    const { token } = await createUserWithToken(t);
+    const res = await rawRequest(t.url, graphqlHead(`Private-Token: x\r\n Authorization: Bearer ${token}\r\n`, BODY), BODY);
+    expect([400, 401]).toContain(res.status);
+  });
+
+  it('a 64 KB header gets 431', async () => {
+    const res = await rawRequest(t.url, graphqlHead(`Private-Token: ${'a'.repeat(64 * 1024)}\r\n`, BODY), BODY);
+    expect(res.status).toBe(431);
+  });
+
+  it('a 64 KB token within the header limit of a proxy still gets the exact 401', async () => {
+    const res = await graphql(t.url, '{ viewer { id } }', { privateToken: 'a'.repeat(8 * 1024) });
+    expect(res.status).toBe(401);
+    expect(res.text).toBe('{"message":"401 Unauthorized"}');
+  });
+
+  it.each([
+    ['Private-Token', Buffer.from('Private-Token: agora_pat_t\u00f6k\u00e9n\u2603\r\n', 'utf8')],
+    ['Authorization', Buffer.from('Authorization: Bearer \u00fcber-token\r\n', 'utf8')],
+    ['Private-Token (latin-1 bytes)', Buffer.from('Private-Token: \xff\xfe\xe9\r\n', 'latin1')],
+  ])('non-ASCII in %s gets the exact 401', async (_name, line) => {
+    const res = await rawRequest(t.url, graphqlHead(line, BODY), BODY);
+    expect(res.status).toBe(401);
+    expect(res.body).toBe('{"message":"401 Unauthorized"}');
+  });
+
+  it('malformed JSON gets 400 with a JSON message', async () => {
+    const res = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": ' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ message: '400 Bad Request' });
+  });
+
+  it('an unknown path gets 404 with a JSON message', async () => {
+    const res = await fetch(`${t.url}/nope`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ message: '404 Not Found' });
+  });
+
+  it('a body over 1 MB gets 413', async () => {
+    const res = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `{ __typename } #${'x'.repeat(1_100_000)}` }),
+    });
+    expect(res.status).toBe(413);
+  });
+});
+
+describe('logs', () => {
+  it('never contain a token, whether sent in a header or in the query string', async () => {
+    const { token } = await createUserWithToken(t);
+    await graphql(t.url, '{ viewer { id } }', { privateToken: token });
+    await graphql(t.url, '{ viewer { id } }', { bearer: token });
+    await graphql(t.url, '{ viewer { id } }', { path: `/graphql?private_token=${token}&access_token=${token}` });
+    const text = JSON.stringify(t.logs);
+    expect(t.logs.length).toBeGreaterThan(3);
+    expect(text).not.toContain(token);
+    expect(text).toContain('private_token=[REDACTED]');
+  });
+});

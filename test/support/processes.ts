@@ -1,0 +1,63 @@
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: Record<string, any>;
+}
+
+/** Environment for a child process: this one's, minus database settings, plus `env`. */
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _url, DATA_DIR: _dir, ...rest } = process.env;
+  return { ...rest, NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env };
+}
+
+/** Runs the built CLI (`npm run cli -- …` without the build step). */
+export function runCli(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
+  return new Promise((done) => {
+    execFile('node', [resolve(ROOT, 'dist/src/cli/main.js'), ...args], { env: childEnv(env), timeout: 60_000 }, (error, stdout, stderr) => {
+      let json: Record<string, any> = {};
+      try {
+        json = JSON.parse(stdout) as Record<string, any>;
+      } catch {
+        json = {};
+      }
+      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr, json });
+    });
+  });
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts the built server (`npm start` without the build step). */
+export function startServer(env: Record<string, string>): ServerProcess {
+  const child = spawn('node', [resolve(ROOT, 'dist/src/main.js')], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  return { child, output: () => output, exited };
+}
+
+export async function waitForHttp(url: string, server: ServerProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.child.exitCode !== null) throw new Error(`server exited early:\n${server.output()}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`server did not answer ${url}:\n${server.output()}`);
+}
