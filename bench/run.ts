@@ -46,9 +46,25 @@ async function viewerBenchmark(): Promise<string> {
   let agoraResult: LoadResult;
   try {
     cli(env, 'migration:run');
-    cli(env, 'users:create', '--username', 'bench', '--email', 'bench@example.com', '--name', 'Bench User', '--password', 'load-test-secret-42');
+    cli(
+      env,
+      'users:create',
+      '--username',
+      'bench',
+      '--email',
+      'bench@example.com',
+      '--name',
+      'Bench User',
+      '--password',
+      'load-test-secret-42',
+    );
     const token = cli(env, 'tokens:create', '--user', 'bench', '--name', 'bench', '--scopes', 'read_api').token as string;
-    const server = await startProcess('node', [join(root, 'dist/src/main.js')], { ...env, PORT: String(port), HOST: '127.0.0.1' }, `http://127.0.0.1:${port}/healthz`);
+    const server = await startProcess(
+      'node',
+      [join(root, 'dist/src/main.js')],
+      { ...env, PORT: String(port), HOST: '127.0.0.1' },
+      `http://127.0.0.1:${port}/healthz`,
+    );
     try {
       agoraResult = await measure('Agora, Private-Token, PostgreSQL', `http://127.0.0.1:${port}/graphql`, { 'private-token': token });
     } finally {
@@ -77,7 +93,13 @@ async function viewerBenchmark(): Promise<string> {
 async function main(): Promise<void> {
   const sections = [await viewerBenchmark()];
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}`;
-  const results = [`<!-- results:start -->`, `Last run: ${new Date().toISOString()} on ${machine}.`, '', ...sections, `<!-- results:end -->`].join('\n');
+  const results = [
+    `<!-- results:start -->`,
+    `Last run: ${new Date().toISOString()} on ${machine}.`,
+    '',
+    ...sections,
+    `<!-- results:end -->`,
+  ].join('\n');
   const docPath = join(root, 'docs/benchmarks.md');
   const doc = readFileSync(docPath, 'utf8');
   writeFileSync(docPath, doc.replace(/<!-- results:start -->[\s\S]*<!-- results:end -->/, results));

@@ -15,7 +15,18 @@ afterAll(() => t.close());
 
 describe('administration CLI', () => {
   it('creates a user and a token that the running server accepts', async () => {
-    const user = await runCli(t.databaseEnv, 'users:create', '--username', 'grace', '--email', 'grace@example.com', '--name', 'Grace Hopper', '--password', 'cobol-compiler-1959');
+    const user = await runCli(
+      t.databaseEnv,
+      'users:create',
+      '--username',
+      'grace',
+      '--email',
+      'grace@example.com',
+      '--name',
+      'Grace Hopper',
+      '--password',
+      'cobol-compiler-1959',
+    );
     expect(user.stderr).toBe('');
     expect(user.code).toBe(0);
     expect(Object.keys(user.json).sort()).toEqual(['id', 'username']);
@@ -32,7 +43,18 @@ describe('administration CLI', () => {
   });
 
   it('revokes a token: the next request fails', async () => {
-    await runCli(t.databaseEnv, 'users:create', '--username', 'linus', '--email', 'linus@example.com', '--name', 'Linus', '--password', 'penguin-kernel-1991');
+    await runCli(
+      t.databaseEnv,
+      'users:create',
+      '--username',
+      'linus',
+      '--email',
+      'linus@example.com',
+      '--name',
+      'Linus',
+      '--password',
+      'penguin-kernel-1991',
+    );
     const token = await runCli(t.databaseEnv, 'tokens:create', '--user', 'linus', '--name', 'ci');
     expect(token.json.scopes).toEqual(['api']);
     expect((await graphql(t.url, VIEWER, { privateToken: token.json.token })).status).toBe(200);
@@ -44,7 +66,18 @@ describe('administration CLI', () => {
   });
 
   it('blocks a user: their tokens stop working at once', async () => {
-    await runCli(t.databaseEnv, 'users:create', '--username', 'mallory', '--email', 'mallory@example.com', '--name', 'Mallory', '--password', 'not-so-trusted-99');
+    await runCli(
+      t.databaseEnv,
+      'users:create',
+      '--username',
+      'mallory',
+      '--email',
+      'mallory@example.com',
+      '--name',
+      'Mallory',
+      '--password',
+      'not-so-trusted-99',
+    );
     const token = await runCli(t.databaseEnv, 'tokens:create', '--user', 'mallory', '--name', 'x');
     expect((await graphql(t.url, VIEWER, { privateToken: token.json.token })).status).toBe(200);
     const blocked = await runCli(t.databaseEnv, 'users:block', '--username', 'mallory');
@@ -53,7 +86,18 @@ describe('administration CLI', () => {
   });
 
   it('shows the secret only once: the database holds its hash alone', async () => {
-    await runCli(t.databaseEnv, 'users:create', '--username', 'alan', '--email', 'alan@example.com', '--name', 'Alan', '--password', 'enigma-machine-1941');
+    await runCli(
+      t.databaseEnv,
+      'users:create',
+      '--username',
+      'alan',
+      '--email',
+      'alan@example.com',
+      '--name',
+      'Alan',
+      '--password',
+      'enigma-machine-1941',
+    );
     const token = await runCli(t.databaseEnv, 'tokens:create', '--user', 'alan', '--name', 'x');
     const listed = await runCli(t.databaseEnv, 'tokens:list', '--user', 'alan');
     expect(listed.stdout).not.toContain(token.json.token);
@@ -64,7 +108,11 @@ describe('administration CLI', () => {
 
   it.each([
     [['users:create', '--username', 'x'], /--email is required/, 2],
-    [['users:create', '--username', 'bad name', '--email', 'b@example.com', '--name', 'B', '--password', 'long-enough-pass'], /Username must be/, 1],
+    [
+      ['users:create', '--username', 'bad name', '--email', 'b@example.com', '--name', 'B', '--password', 'long-enough-pass'],
+      /Username must be/,
+      1,
+    ],
     [['tokens:create', '--user', 'nobody', '--name', 'x'], /No user with username "nobody"/, 1],
     [['tokens:create', '--user', 'grace', '--name', 'x', '--scopes', 'openid'], /Scopes must be one or more of: api, read_api/, 1],
     [['tokens:revoke', '--id', 'not-a-uuid'], /No personal access token/, 1],
@@ -78,10 +126,32 @@ describe('administration CLI', () => {
   });
 
   it('refuses a duplicate username or email, case-insensitively', async () => {
-    const result = await runCli(t.databaseEnv, 'users:create', '--username', 'GRACE', '--email', 'other@example.com', '--name', 'G', '--password', 'another-long-pass');
+    const result = await runCli(
+      t.databaseEnv,
+      'users:create',
+      '--username',
+      'GRACE',
+      '--email',
+      'other@example.com',
+      '--name',
+      'G',
+      '--password',
+      'another-long-pass',
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/Username is already taken/);
-    const email = await runCli(t.databaseEnv, 'users:create', '--username', 'grace2', '--email', 'Grace@Example.com', '--name', 'G', '--password', 'another-long-pass');
+    const email = await runCli(
+      t.databaseEnv,
+      'users:create',
+      '--username',
+      'grace2',
+      '--email',
+      'Grace@Example.com',
+      '--name',
+      'G',
+      '--password',
+      'another-long-pass',
+    );
     expect(email.stderr).toMatch(/Email is already registered/);
     expect(email.stderr).not.toMatch(/argon2|INSERT|PARAMETERS/);
   });

@@ -7,7 +7,12 @@ describe('GraphQL endpoint', () => {
   let t: TestApp;
   let token: string;
   beforeAll(async () => {
-    t = await startTestApp({ GRAPHQL_MAX_DEPTH: '2', GRAPHQL_MAX_COST: '3', GRAPHQL_ANONYMOUS_MAX_DEPTH: '1', GRAPHQL_ANONYMOUS_MAX_COST: '2' });
+    t = await startTestApp({
+      GRAPHQL_MAX_DEPTH: '2',
+      GRAPHQL_MAX_COST: '3',
+      GRAPHQL_ANONYMOUS_MAX_DEPTH: '1',
+      GRAPHQL_ANONYMOUS_MAX_COST: '2',
+    });
     ({ token } = await createUserWithToken(t));
   });
   afterAll(() => t.close());
@@ -96,9 +101,13 @@ describe('GraphQL mutations', () => {
 
   it('report invalid input in userErrors with the field path and a stable code', async () => {
     const { token } = await createUserWithToken(t);
-    const res = await graphql(t.url, 'mutation { updateViewerProfile(input: { name: "   " }) { user { name } userErrors { field message code } } }', {
-      privateToken: token,
-    });
+    const res = await graphql(
+      t.url,
+      'mutation { updateViewerProfile(input: { name: "   " }) { user { name } userErrors { field message code } } }',
+      {
+        privateToken: token,
+      },
+    );
     expect(res.status).toBe(200);
     expect(res.body.data?.updateViewerProfile).toEqual({
       user: null,
@@ -122,7 +131,12 @@ describe('unexpected failures', () => {
       const res = await graphql(t.url, '{ user(username: "x") { id } }', { headers: { 'x-request-id': 'failing-request-1' } });
       expect(res.status).toBe(200);
       expect(res.body.errors).toEqual([
-        { message: 'Internal server error', locations: [{ line: 1, column: 3 }], path: ['user'], extensions: { code: 'INTERNAL_SERVER_ERROR' } },
+        {
+          message: 'Internal server error',
+          locations: [{ line: 1, column: 3 }],
+          path: ['user'],
+          extensions: { code: 'INTERNAL_SERVER_ERROR' },
+        },
       ]);
       expect(res.text).not.toMatch(/handle|does not exist|SELECT|lower\(/i);
       const logged = t.logs.find((l) => l.reqId === 'failing-request-1' && l.msg === 'GraphQL operation failed');

@@ -28,7 +28,9 @@ function rawRequest(url: string, head: Buffer | string, body = ''): Promise<{ st
 
 function graphqlHead(extraHeaderLines: Buffer | string, body: string): Buffer {
   return Buffer.concat([
-    Buffer.from(`POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`),
+    Buffer.from(
+      `POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`,
+    ),
     Buffer.isBuffer(extraHeaderLines) ? extraHeaderLines : Buffer.from(extraHeaderLines, 'latin1'),
     Buffer.from('\r\n'),
   ]);

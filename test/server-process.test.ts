@@ -70,7 +70,10 @@ describe('the server process', () => {
   });
 
   it('stops at start-up with a clear message when the database cannot be reached', async () => {
-    const server = startServer({ DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/nowhere`, DATABASE_CONNECT_TIMEOUT_SECONDS: '3' });
+    const server = startServer({
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/nowhere`,
+      DATABASE_CONNECT_TIMEOUT_SECONDS: '3',
+    });
     expect(await server.exited).toBe(1);
     expect(server.output()).toMatch(/Cannot reach the database \(postgres:\/\/postgres@127\.0\.0\.1:\d+\/nowhere\)/);
   });

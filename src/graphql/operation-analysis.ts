@@ -67,7 +67,8 @@ export function operationCost(
   variables: Record<string, unknown> | undefined,
 ): number | undefined {
   const operation = document.definitions.find(
-    (d): d is OperationDefinitionNode => d.kind === 'OperationDefinition' && (operationName === undefined || d.name?.value === operationName),
+    (d): d is OperationDefinitionNode =>
+      d.kind === 'OperationDefinition' && (operationName === undefined || d.name?.value === operationName),
   );
   if (operation && getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}).errors) return undefined;
   return getComplexity({
@@ -78,4 +79,3 @@ export function operationCost(
     estimators: [pagedEstimator, simpleEstimator({ defaultComplexity: 1 })],
   });
 }
-

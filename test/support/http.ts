@@ -22,7 +22,7 @@ function authHeaders(credentials: Credentials = {}): Record<string, string> {
 
 async function toResponse<T>(res: Response): Promise<ApiResponse<T>> {
   const text = await res.text();
-  let body: unknown = undefined;
+  let body: unknown;
   try {
     body = text ? JSON.parse(text) : undefined;
   } catch {

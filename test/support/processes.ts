@@ -21,7 +21,7 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 export function runCli(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
   return new Promise((done) => {
     execFile('node', [resolve(ROOT, 'dist/src/cli/main.js'), ...args], { env: childEnv(env), timeout: 60_000 }, (error, stdout, stderr) => {
-      let json: Record<string, any> = {};
+      let json: Record<string, any>;
       try {
         json = JSON.parse(stdout) as Record<string, any>;
       } catch {
