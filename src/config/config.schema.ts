@@ -49,7 +49,6 @@ export const environmentSchema = z.object({
   GRAPHQL_MAX_COST: positiveInt(1_000_000).default(20000),
   GRAPHQL_ANONYMOUS_MAX_DEPTH: positiveInt(100).default(8),
   GRAPHQL_ANONYMOUS_MAX_COST: positiveInt(1_000_000).default(5000),
-  GRAPHQL_EXPLORER: boolean.optional(),
 });
 
 export type Environment = z.input<typeof environmentSchema>;
@@ -75,7 +74,6 @@ export interface AppConfig {
     cacheTtlMs: number;
   };
   graphql: {
-    explorer: boolean;
     limits: {
       authenticated: { maxDepth: number; maxCost: number };
       anonymous: { maxDepth: number; maxCost: number };
@@ -125,7 +123,6 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       cacheTtlMs: e.AUTH_CACHE_TTL_SECONDS * 1000,
     },
     graphql: {
-      explorer: e.GRAPHQL_EXPLORER ?? e.NODE_ENV !== 'production',
       limits: {
         authenticated: { maxDepth: e.GRAPHQL_MAX_DEPTH, maxCost: e.GRAPHQL_MAX_COST },
         anonymous: { maxDepth: e.GRAPHQL_ANONYMOUS_MAX_DEPTH, maxCost: e.GRAPHQL_ANONYMOUS_MAX_COST },

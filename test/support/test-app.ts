@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { Type } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { createServer } from 'node:net';
@@ -49,7 +50,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts the whole service on a database of its own, listening on a real port. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, extra: { controllers?: Type[] } = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -66,7 +67,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   });
   const logger = createLogger(config, sink);
   const clock = new TestClock();
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config, target)] })
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config, target)], controllers: extra.controllers ?? [] })
     .overrideProvider(Clock)
     .useValue(clock)
     .setLogger(new PinoNestLogger(logger))
