@@ -1,3 +1,4 @@
+import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
@@ -19,8 +20,9 @@ export function createHttpAdapter(config: AppConfig, logger: Logger): FastifyAda
   });
 }
 
-/** Request hooks shared by the server and the test harness; call before init(). */
-export function configureApp(app: NestFastifyApplication): void {
+/** Plugins and request hooks shared by the server and the test harness; call before init(). */
+export async function configureApp(app: NestFastifyApplication): Promise<void> {
+  await app.register(fastifyCookie);
   const fastify = app.getHttpAdapter().getInstance();
   fastify.decorateRequest('principal', null);
   fastify.addHook('onRequest', async (req, reply) => {
@@ -34,7 +36,7 @@ export async function createApp(config: AppConfig, target: DatabaseTarget, logge
     logger: new PinoNestLogger(logger.child({ component: 'nest' })),
     abortOnError: false,
   });
-  configureApp(app);
+  await configureApp(app);
   await app.init();
   return app;
 }

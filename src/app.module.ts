@@ -9,12 +9,21 @@ import { DatabaseTarget } from './database/database-target.js';
 import { HttpExceptionFilter } from './errors/http-exception.filter.js';
 import { GraphqlModule } from './graphql/graphql.module.js';
 import { HealthModule } from './health/health.module.js';
+import { OAuthModule } from './oauth/oauth.module.js';
 import { PersonalTokensModule } from './personal-tokens/personal-tokens.module.js';
 import { UsersModule } from './users/users.module.js';
 
 /** Feature modules every process of the service (server and CLI) loads. */
 export function coreModules(config: AppConfig, target: DatabaseTarget) {
-  return [ConfigModule.forRoot(config), ClockModule, DatabaseModule.forRoot(config, target), AuthModule, UsersModule, PersonalTokensModule];
+  return [
+    ConfigModule.forRoot(config),
+    ClockModule,
+    DatabaseModule.forRoot(config, target),
+    AuthModule,
+    UsersModule,
+    PersonalTokensModule,
+    OAuthModule,
+  ];
 }
 
 @Module({})

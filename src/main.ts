@@ -2,14 +2,16 @@ import 'reflect-metadata';
 import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './config/config.schema.js';
 import { readEnvironment } from './config/environment.js';
+import { resolveSecretKey } from './config/secret-key.js';
 import { openDatabaseTarget } from './database/database-target.js';
 import { prepareDatabase } from './database/prepare-database.js';
 import { createLogger } from './logging/logger.js';
 
 async function main(): Promise<void> {
   let config;
+  let generatedKey: string | undefined;
   try {
-    config = loadConfig(readEnvironment());
+    ({ config, generated: generatedKey } = resolveSecretKey(loadConfig(readEnvironment())));
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`agora: ${err.message}\nSee .env.example and docs/configuration.md.`);
@@ -18,6 +20,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config);
+  if (generatedKey) logger.warn(`SECRET_KEY is not set: using the key generated in ${generatedKey} (set SECRET_KEY in production)`);
 
   let target;
   try {

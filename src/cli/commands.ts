@@ -2,17 +2,31 @@ import { INestApplicationContext } from '@nestjs/common';
 import { PersonalTokensService } from '../personal-tokens/personal-tokens.service.js';
 import { parseScopeList } from '../auth/scopes.js';
 import { UsersService } from '../users/users.service.js';
+import { ApplicationsService } from '../oauth/applications.service.js';
+import { SigningKeysService } from '../oauth/signing-keys.service.js';
 import { UsageError } from './cli-error.js';
 
-export type Flags = Record<string, string | undefined>;
+export type Flags = Record<string, string | string[] | undefined>;
+
+const DEFAULT_APP_SCOPES = 'openid profile email api read_api';
+
+function list(value: string | string[] | undefined): string[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
 
 export interface Command {
   usage: string;
   run(app: INestApplicationContext, flags: Flags): Promise<unknown>;
 }
 
-export function required(flags: Flags, name: string): string {
+export function optional(flags: Flags, name: string): string | undefined {
   const value = flags[name];
+  if (Array.isArray(value)) throw new UsageError(`--${name} may be given only once`);
+  return value;
+}
+
+export function required(flags: Flags, name: string): string {
+  const value = optional(flags, name);
   if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
   return value;
 }
@@ -49,10 +63,10 @@ export const DATA_COMMANDS: Record<string, Command> = {
     usage: 'tokens:create --user U --name N [--scopes "api"] [--expires-at 2027-01-31]',
     async run(app, flags) {
       const user = await app.get(UsersService).getByUsername(required(flags, 'user'));
-      const expires = flags['expires-at'];
+      const expires = optional(flags, 'expires-at');
       const { token, personalToken } = await app.get(PersonalTokensService).create(user.id, {
         name: required(flags, 'name'),
-        scopes: parseScopeList(flags.scopes ?? 'api'),
+        scopes: parseScopeList(optional(flags, 'scopes') ?? 'api'),
         expiresAt: expires ? new Date(expires) : null,
       });
       return { id: personalToken.id, token, scopes: personalToken.scopes, expiresAt: personalToken.expiresAt };
@@ -63,6 +77,38 @@ export const DATA_COMMANDS: Record<string, Command> = {
     async run(app, flags) {
       const user = await app.get(UsersService).getByUsername(required(flags, 'user'));
       return { tokens: await app.get(PersonalTokensService).listForUser(user.id) };
+    },
+  },
+  'apps:create': {
+    usage: 'apps:create --owner U --name N --redirect-uri URI [--redirect-uri URI2 …] [--scopes "openid api …"]',
+    async run(app, flags) {
+      const owner = await app.get(UsersService).getByUsername(required(flags, 'owner'));
+      const { application, clientSecret } = await app.get(ApplicationsService).create(owner.id, {
+        name: required(flags, 'name'),
+        redirectUris: list(flags['redirect-uri']),
+        scopes: parseScopeList(optional(flags, 'scopes') ?? DEFAULT_APP_SCOPES),
+      });
+      return {
+        clientId: application.clientId,
+        clientSecret,
+        redirectUri: application.redirectUris[0],
+        redirectUris: application.redirectUris,
+        scopes: application.scopes.join(' '),
+        id: application.id,
+      };
+    },
+  },
+  'apps:rotate-secret': {
+    usage: 'apps:rotate-secret --id ID',
+    async run(app, flags) {
+      const { application, clientSecret } = await app.get(ApplicationsService).rotateSecret(required(flags, 'id'));
+      return { clientId: application.clientId, clientSecret };
+    },
+  },
+  'keys:rotate': {
+    usage: 'keys:rotate   (new id_token signing key; the old one stays in JWKS until its tokens expire)',
+    async run(app) {
+      return app.get(SigningKeysService).rotate();
     },
   },
   'tokens:revoke': {

@@ -5,17 +5,18 @@ import { parseArgs } from 'node:util';
 import { coreModules } from '../app.module.js';
 import { AppConfig, ConfigError, loadConfig } from '../config/config.schema.js';
 import { readEnvironment } from '../config/environment.js';
+import { resolveSecretKey } from '../config/secret-key.js';
 import { projectRoot } from '../config/project-root.js';
 import { openDatabaseTarget } from '../database/database-target.js';
 import { prepareDatabase } from '../database/prepare-database.js';
 import { DomainError } from '../errors/domain-error.js';
 import { UsageError } from './cli-error.js';
-import { DATA_COMMANDS, Flags } from './commands.js';
+import { DATA_COMMANDS, Flags, optional } from './commands.js';
 import { migrationGenerate, migrationRevert, migrationRun } from './migration-commands.js';
 
 const STRING_FLAGS = ['username', 'email', 'name', 'password', 'user', 'scopes', 'expires-at', 'id', 'owner', 'redirect-uri'];
 const FLAG_OPTIONS = {
-  ...Object.fromEntries(STRING_FLAGS.map((flag) => [flag, { type: 'string' as const }])),
+  ...Object.fromEntries(STRING_FLAGS.map((flag) => [flag, { type: 'string' as const, multiple: true }])),
   help: { type: 'boolean' as const, short: 'h' },
 };
 
@@ -41,7 +42,11 @@ function parse(argv: string[]): { command: string | undefined; flags: Flags } {
     throw new UsageError(`${(err as Error).message}\n\n${help()}`);
   }
   const { help: wantsHelp, ...values } = parsed.values;
-  return { command: wantsHelp ? 'help' : parsed.positionals[0], flags: values as Flags };
+  // A flag given once is a string, given several times a list (only --redirect-uri may repeat).
+  const flags: Flags = Object.fromEntries(
+    Object.entries(values as Record<string, string[]>).map(([k, v]) => [k, v.length === 1 && k !== 'redirect-uri' ? v[0] : v]),
+  );
+  return { command: wantsHelp ? 'help' : parsed.positionals[0], flags };
 }
 
 async function runDataCommand(config: AppConfig, name: string, flags: Flags): Promise<unknown> {
@@ -65,10 +70,10 @@ async function runDataCommand(config: AppConfig, name: string, flags: Flags): Pr
 export async function runCli(argv: string[], env: Record<string, string | undefined>): Promise<unknown> {
   const { command, flags } = parse(argv);
   if (!command || command === 'help') return { help: help() };
-  const config = loadConfig(env);
+  const { config } = resolveSecretKey(loadConfig(env));
   if (command in DATA_COMMANDS) return runDataCommand(config, command, flags);
   if (command === 'migration:generate') {
-    return migrationGenerate(config, flags.name, projectRoot());
+    return migrationGenerate(config, optional(flags, 'name'), projectRoot());
   }
   if (command === 'migration:run' || command === 'migration:revert') {
     const target = await openDatabaseTarget(config, { shareRunning: true });

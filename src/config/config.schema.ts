@@ -45,6 +45,9 @@ export const environmentSchema = z.object({
   SHUTDOWN_TIMEOUT_SECONDS: positiveInt(600).default(10),
   PERSONAL_TOKEN_LAST_USED_INTERVAL_SECONDS: positiveInt(86400).default(60),
   AUTH_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  SECRET_KEY: z.string().optional(),
+  SESSION_TTL_HOURS: positiveInt(24 * 365).default(336),
+  OAUTH_CODE_TTL_SECONDS: positiveInt(600).default(60),
   GRAPHQL_MAX_DEPTH: positiveInt(100).default(12),
   GRAPHQL_MAX_COST: positiveInt(1_000_000).default(20000),
   GRAPHQL_ANONYMOUS_MAX_DEPTH: positiveInt(100).default(8),
@@ -72,6 +75,19 @@ export interface AppConfig {
   auth: {
     personalTokenLastUsedIntervalMs: number;
     cacheTtlMs: number;
+  };
+  /**
+   * Key material for encrypting signing keys at rest. Undefined until resolveSecretKey() fills it in
+   * (from SECRET_KEY, or a generated file in DATA_DIR outside production).
+   */
+  secretKey?: string;
+  /** Cookies get the Secure flag when BASE_URL is https. */
+  secureCookies: boolean;
+  sessionTtlMs: number;
+  oauth: {
+    codeTtlMs: number;
+    /** Fixed by the specification. */
+    accessTokenTtlMs: number;
   };
   graphql: {
     limits: {
@@ -103,6 +119,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     );
   }
   const e = parsed.data;
+  const secretProblem = checkSecretKey(e.SECRET_KEY, e.NODE_ENV);
+  if (secretProblem) throw new ConfigError([`SECRET_KEY: ${secretProblem}`]);
   return {
     env: e.NODE_ENV,
     host: e.HOST,
@@ -122,6 +140,13 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       personalTokenLastUsedIntervalMs: e.PERSONAL_TOKEN_LAST_USED_INTERVAL_SECONDS * 1000,
       cacheTtlMs: e.AUTH_CACHE_TTL_SECONDS * 1000,
     },
+    secretKey: e.SECRET_KEY,
+    secureCookies: e.BASE_URL.startsWith('https:'),
+    sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
+    oauth: {
+      codeTtlMs: e.OAUTH_CODE_TTL_SECONDS * 1000,
+      accessTokenTtlMs: 3_600_000,
+    },
     graphql: {
       limits: {
         authenticated: { maxDepth: e.GRAPHQL_MAX_DEPTH, maxCost: e.GRAPHQL_MAX_COST },
@@ -129,4 +154,15 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       },
     },
   };
+}
+
+const PLACEHOLDER = /^(change[-_ ]?me|secret|password|example|placeholder|x+|0+)/i;
+
+function checkSecretKey(value: string | undefined, env: string): string | undefined {
+  if (value === undefined) {
+    return env === 'production' ? 'is required in production: 32 or more random characters, such as `openssl rand -base64 32`' : undefined;
+  }
+  if (value.length < 32) return 'must be at least 32 characters (use `openssl rand -base64 32`)';
+  if (PLACEHOLDER.test(value) || new Set(value).size < 10) return 'looks like a placeholder; use 32 or more random characters';
+  return undefined;
 }

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus } from
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { AuthError } from '../auth/auth.errors.js';
+import { OAuthError } from '../oauth/oauth.errors.js';
 import { DomainError, DomainErrorKind } from './domain-error.js';
 
 const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
@@ -30,6 +31,12 @@ export class HttpExceptionFilter implements ExceptionFilter {
 
     if (error instanceof AuthError) {
       void reply.status(error.status).header('www-authenticate', error.challenge).header('cache-control', 'no-store').send(error.body);
+      return;
+    }
+    if (error instanceof OAuthError) {
+      void reply.status(error.status).header('cache-control', 'no-store').header('pragma', 'no-cache');
+      if (error.code === 'invalid_client') void reply.header('www-authenticate', 'Basic realm="agora", charset="UTF-8"');
+      void reply.send(error.body);
       return;
     }
     if (error instanceof DomainError) {

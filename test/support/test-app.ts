@@ -13,6 +13,9 @@ import { prepareDatabase } from '../../src/database/prepare-database.js';
 import { createLogger, PinoNestLogger } from '../../src/logging/logger.js';
 import { createTestDatabase } from './database.js';
 
+/** Shared by the test app and the CLI processes it starts (same key, same encrypted signing keys). */
+export const TEST_SECRET_KEY = 'test-secret-key-4f9a1c7e2b8d6053a1f4c9e7b2d8a6';
+
 /** A clock tests move forward instead of sleeping. */
 export class TestClock extends Clock {
   private offsetMs = 0;
@@ -54,7 +57,7 @@ export async function startTestApp(env: Record<string, string> = {}, extra: { co
   const database = await createTestDatabase();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', BASE_URL: url, ...database.env, ...env });
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', BASE_URL: url, SECRET_KEY: TEST_SECRET_KEY, ...database.env, ...env });
   const target = await openDatabaseTarget(config);
   await prepareDatabase(config, target, { migrate: true });
 
@@ -75,7 +78,7 @@ export async function startTestApp(env: Record<string, string> = {}, extra: { co
   const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(config, logger), {
     logger: new PinoNestLogger(logger),
   });
-  configureApp(app);
+  await configureApp(app);
   await app.init();
   await app.listen({ port, host: '127.0.0.1' });
 
@@ -84,7 +87,7 @@ export async function startTestApp(env: Record<string, string> = {}, extra: { co
     app,
     config,
     clock,
-    databaseEnv: { ...database.env },
+    databaseEnv: { ...database.env, SECRET_KEY: TEST_SECRET_KEY },
     logs,
     get: (type) => app.get(type as never),
     async close() {

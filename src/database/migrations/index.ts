@@ -1,5 +1,6 @@
 import { Foundation1763800000000 } from './1763800000000-foundation.js';
 import { CredentialChangeNotifications1763800000001 } from './1763800000001-credential-change-notifications.js';
+import { OAuth1763800000002 } from './1763800000002-oauth.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
-export const MIGRATIONS = [Foundation1763800000000, CredentialChangeNotifications1763800000001];
+export const MIGRATIONS = [Foundation1763800000000, CredentialChangeNotifications1763800000001, OAuth1763800000002];

@@ -1,0 +1,112 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { CredentialVerifier, TokenVerifier } from '../auth/credential-verifier.js';
+import { Principal } from '../auth/principal.js';
+import { generateSecret, hashSecret, isWellFormedSecret, SecretPrefix } from '../auth/secret-token.js';
+import { Clock } from '../clock/clock.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.schema.js';
+import { AccessTokenEntity } from './access-token.entity.js';
+
+interface TokenRow {
+  id: string;
+  scopes: string[];
+  created_at: Date;
+  expires_at: Date;
+  client_id: string;
+  user_id: string;
+  username: string;
+  name: string;
+  email: string;
+}
+
+const LOOKUP_SQL = `
+  SELECT t.id, t.scopes, t.created_at, t.expires_at, a.client_id, u.id AS user_id, u.username, u.name, u.email
+    FROM oauth_access_tokens t
+    JOIN oauth_applications a ON a.id = t.application_id
+    JOIN users u ON u.id = t.user_id
+   WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > $2 AND u.state = 'active'`;
+
+export interface ActiveToken {
+  principal: Principal;
+  issuedAt: Date;
+  expiresAt: Date;
+}
+
+/** Opaque OAuth access tokens: issued by the token endpoint, accepted as `Authorization: Bearer`. */
+@Injectable()
+export class AccessTokensService implements TokenVerifier, OnModuleInit {
+  readonly prefix = SecretPrefix.oauthAccessToken;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly verifier: CredentialVerifier,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.verifier.register(this);
+  }
+
+  /** Issues a token inside the caller's transaction; the returned secret is its only copy. */
+  async issue(
+    manager: EntityManager,
+    grant: { applicationId: string; userId: string; scopes: string[] },
+  ): Promise<{ token: string; id: string; expiresIn: number }> {
+    const token = generateSecret(SecretPrefix.oauthAccessToken);
+    const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + this.config.oauth.accessTokenTtlMs);
+    const result = await manager.insert(AccessTokenEntity, {
+      tokenHash: hashSecret(token),
+      applicationId: grant.applicationId,
+      userId: grant.userId,
+      scopes: grant.scopes,
+      createdAt: now,
+      expiresAt,
+    });
+    return { token, id: (result.identifiers[0] as { id: string }).id, expiresIn: this.config.oauth.accessTokenTtlMs / 1000 };
+  }
+
+  async verify(token: string, tokenHash: string): Promise<Principal | null> {
+    return (await this.findActive(token, tokenHash))?.principal ?? null;
+  }
+
+  /** The live token with this value, if any (for introspection and revocation). */
+  async findActive(token: string, tokenHash = hashSecret(token)): Promise<ActiveToken | null> {
+    if (!isWellFormedSecret(token, SecretPrefix.oauthAccessToken)) return null;
+    const rows: TokenRow[] = await this.dataSource.query(LOOKUP_SQL, [tokenHash, this.clock.now()]);
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      principal: {
+        user: { id: row.user_id, username: row.username, name: row.name, email: row.email },
+        scopes: new Set(row.scopes),
+        credential: { kind: 'oauth_access_token', id: row.id, clientId: row.client_id, expiresAt: row.expires_at },
+      },
+      issuedAt: row.created_at,
+      expiresAt: row.expires_at,
+    };
+  }
+
+  async revoke(ids: string[], manager: EntityManager = this.dataSource.manager): Promise<void> {
+    if (ids.length === 0) return;
+    await manager
+      .createQueryBuilder()
+      .update(AccessTokenEntity)
+      .set({ revokedAt: this.clock.now() })
+      .where('id IN (:...ids) AND revoked_at IS NULL', { ids })
+      .execute();
+    for (const id of ids) this.verifier.forgetCredential(id);
+  }
+
+  /** Revokes every token a user gave an application (when they revoke its access). */
+  async revokeForUserAndApplication(userId: string, applicationId: string): Promise<void> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      'SELECT id FROM oauth_access_tokens WHERE user_id = $1 AND application_id = $2 AND revoked_at IS NULL',
+      [userId, applicationId],
+    );
+    await this.revoke(rows.map((r) => r.id));
+  }
+}

@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { Repository } from 'typeorm';
+import { CredentialVerifier } from '../auth/credential-verifier.js';
+import { generateSecret, hashSecret, SecretPrefix } from '../auth/secret-token.js';
+import { Clock } from '../clock/clock.js';
+import { AccessTokenEntity } from './access-token.entity.js';
+import { ApplicationEntity } from './application.entity.js';
+import { Application, toApplication } from './application.model.js';
+import { validateApplicationInput } from './application-validation.js';
+import { ApplicationError } from './applications.errors.js';
+
+export interface ApplicationInput {
+  name: string;
+  redirectUris: string[];
+  scopes: string[];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+@Injectable()
+export class ApplicationsService {
+  constructor(
+    @InjectRepository(ApplicationEntity) private readonly applications: Repository<ApplicationEntity>,
+    @InjectRepository(AccessTokenEntity) private readonly accessTokens: Repository<AccessTokenEntity>,
+    private readonly credentials: CredentialVerifier,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Registers an application; the returned client secret is the only time it is ever available. */
+  async create(ownerId: string, input: ApplicationInput): Promise<{ application: Application; clientSecret: string }> {
+    const valid = validateApplicationInput(input);
+    const clientSecret = generateSecret(SecretPrefix.oauthClientSecret);
+    const entity = await this.applications.save(
+      this.applications.create({
+        ownerId,
+        ...valid,
+        clientId: randomBytes(24).toString('base64url'),
+        clientSecretHash: hashSecret(clientSecret),
+        secretRotatedAt: null,
+      }),
+    );
+    return { application: toApplication(entity), clientSecret };
+  }
+
+  /** A new secret; the old one stops working at once. */
+  async rotateSecret(id: string, ownerId?: string): Promise<{ application: Application; clientSecret: string }> {
+    const entity = await this.findEntity(id, ownerId);
+    const clientSecret = generateSecret(SecretPrefix.oauthClientSecret);
+    entity.clientSecretHash = hashSecret(clientSecret);
+    entity.secretRotatedAt = this.clock.now();
+    await this.applications.update(
+      { id: entity.id },
+      { clientSecretHash: entity.clientSecretHash, secretRotatedAt: entity.secretRotatedAt },
+    );
+    return { application: toApplication(entity), clientSecret };
+  }
+
+  async findByClientId(clientId: string): Promise<ApplicationEntity | null> {
+    return clientId.length > 0 && clientId.length <= 100 ? this.applications.findOneBy({ clientId }) : null;
+  }
+
+  /** The application whose client id and secret these are, or null. Compares hashes in constant time. */
+  async authenticate(clientId: string, clientSecret: string): Promise<ApplicationEntity | null> {
+    const application = await this.findByClientId(clientId);
+    const expected = Buffer.from(application?.clientSecretHash ?? '0'.repeat(64), 'hex');
+    const actual = Buffer.from(hashSecret(clientSecret), 'hex');
+    return timingSafeEqual(expected, actual) && application ? application : null;
+  }
+
+  async listForOwner(ownerId: string): Promise<Application[]> {
+    return (await this.applications.find({ where: { ownerId }, order: { createdAt: 'DESC' } })).map(toApplication);
+  }
+
+  async get(id: string, ownerId?: string): Promise<Application> {
+    return toApplication(await this.findEntity(id, ownerId));
+  }
+
+  /** Deletes the application; its tokens, codes and grants go with it. */
+  async delete(id: string, ownerId?: string): Promise<void> {
+    const entity = await this.findEntity(id, ownerId);
+    const tokens = await this.accessTokens.find({ select: { id: true }, where: { applicationId: entity.id } });
+    await this.applications.delete({ id: entity.id });
+    for (const token of tokens) this.credentials.forgetCredential(token.id);
+  }
+
+  private async findEntity(id: string, ownerId?: string): Promise<ApplicationEntity> {
+    const entity = UUID.test(id) ? await this.applications.findOneBy(ownerId ? { id, ownerId } : { id }) : null;
+    if (!entity) throw new ApplicationError('APPLICATION_NOT_FOUND', `No application with id "${id}"`, 'id');
+    return entity;
+  }
+}

@@ -1,0 +1,131 @@
+import { Injectable } from '@nestjs/common';
+import { isScope, parseScopeList } from '../auth/scopes.js';
+import { ApplicationEntity } from './application.entity.js';
+import { ApplicationsService } from './applications.service.js';
+import { AuthorizationPageError, OAuthError } from './oauth.errors.js';
+import { PkceService } from './pkce.service.js';
+
+/** A checked authorization request (RFC 6749 §4.1.1 with RFC 7636 PKCE). */
+export interface AuthorizationRequest {
+  application: ApplicationEntity;
+  redirectUri: string;
+  scopes: string[];
+  codeChallenge: string;
+  state?: string;
+  nonce?: string;
+}
+
+/** An error to send back to the client's redirect URI (RFC 6749 §4.1.2.1). */
+export class AuthorizationRedirectError extends OAuthError {
+  constructor(
+    error: OAuthError,
+    readonly redirectUri: string,
+    readonly state: string | undefined,
+  ) {
+    super(error.code, error.description);
+  }
+}
+
+const PARAMETERS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'nonce'];
+const MAX_STATE_OR_NONCE = 1024;
+
+function single(params: URLSearchParams, name: string): string | undefined {
+  const values = params.getAll(name);
+  return values.length === 1 ? values[0] : undefined;
+}
+
+/**
+ * The checks of the authorization endpoint, in the contract's order: first those whose failure must
+ * not redirect (client, redirect URI: an error page), then those reported to the client by redirect.
+ */
+@Injectable()
+export class AuthorizationRequestValidator {
+  constructor(
+    private readonly applications: ApplicationsService,
+    private readonly pkce: PkceService,
+  ) {}
+
+  async validate(params: URLSearchParams): Promise<AuthorizationRequest> {
+    const application = await this.checkClient(params);
+    const redirectUri = this.checkRedirectUri(params, application);
+    const stateValues = params.getAll('state');
+    const state = stateValues.length === 1 ? stateValues[0] : undefined;
+    try {
+      this.checkNoRepeatedParameters(params);
+      this.checkResponseType(params);
+      const codeChallenge = this.checkPkce(params);
+      const scopes = this.checkScopes(params, application);
+      const nonce = this.checkOptional(params, 'nonce');
+      this.checkOptional(params, 'state');
+      return { application, redirectUri, scopes, codeChallenge, state, nonce };
+    } catch (err) {
+      if (err instanceof OAuthError) throw new AuthorizationRedirectError(err, redirectUri, state);
+      throw err;
+    }
+  }
+
+  private async checkClient(params: URLSearchParams): Promise<ApplicationEntity> {
+    const clientId = single(params, 'client_id');
+    if (!clientId) throw new AuthorizationPageError('The request has no client_id, or more than one.');
+    const application = await this.applications.findByClientId(clientId);
+    if (!application) throw new AuthorizationPageError('No application is registered with this client_id.');
+    return application;
+  }
+
+  private checkRedirectUri(params: URLSearchParams, application: ApplicationEntity): string {
+    const redirectUri = single(params, 'redirect_uri');
+    if (!redirectUri) throw new AuthorizationPageError('The request has no redirect_uri, or more than one.');
+    if (!application.redirectUris.includes(redirectUri)) {
+      throw new AuthorizationPageError('The redirect_uri is not registered for this application.');
+    }
+    return redirectUri;
+  }
+
+  private checkNoRepeatedParameters(params: URLSearchParams): void {
+    const repeated = PARAMETERS.find((name) => params.getAll(name).length > 1);
+    if (repeated) throw new OAuthError('invalid_request', `The ${repeated} parameter is given more than once`);
+  }
+
+  private checkResponseType(params: URLSearchParams): void {
+    const responseType = params.get('response_type');
+    if (!responseType) throw new OAuthError('invalid_request', 'response_type is required');
+    if (responseType !== 'code') throw new OAuthError('unsupported_response_type', 'Only response_type=code is supported');
+  }
+
+  private checkPkce(params: URLSearchParams): string {
+    const method = params.get('code_challenge_method');
+    const challenge = params.get('code_challenge');
+    if (!challenge || !method)
+      throw new OAuthError('invalid_request', 'PKCE is required: send code_challenge and code_challenge_method=S256');
+    if (method !== 'S256') throw new OAuthError('invalid_request', 'code_challenge_method must be S256');
+    if (!this.pkce.isValidChallenge(challenge)) {
+      throw new OAuthError('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the code verifier');
+    }
+    return challenge;
+  }
+
+  private checkScopes(params: URLSearchParams, application: ApplicationEntity): string[] {
+    const scopes = parseScopeList(params.get('scope') ?? '');
+    if (scopes.length === 0) throw new OAuthError('invalid_scope', 'scope is required, for example "openid api"');
+    const unknown = scopes.filter((s) => !isScope(s));
+    if (unknown.length) throw new OAuthError('invalid_scope', `Unknown scope: ${unknown.join(' ')}`);
+    const notAllowed = scopes.filter((s) => !application.scopes.includes(s));
+    if (notAllowed.length) throw new OAuthError('invalid_scope', `The application may not request: ${notAllowed.join(' ')}`);
+    return scopes;
+  }
+
+  private checkOptional(params: URLSearchParams, name: 'state' | 'nonce'): string | undefined {
+    const value = params.get(name) ?? undefined;
+    if (value !== undefined && value.length > MAX_STATE_OR_NONCE)
+      throw new OAuthError('invalid_request', `${name} is longer than ${MAX_STATE_OR_NONCE} characters`);
+    return value;
+  }
+}
+
+/** Where to send the browser with an authorization response (RFC 6749 §4.1.2, RFC 9207 `iss`). */
+export function redirectLocation(redirectUri: string, params: Record<string, string | undefined>, issuer: string): string {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
+  url.searchParams.set('iss', issuer);
+  return url.toString();
+}

@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { ApplicationEntity } from './application.entity.js';
+import { ApplicationsService } from './applications.service.js';
+import { OAuthError } from './oauth.errors.js';
+
+export type TokenRequestParams = Record<string, string>;
+
+/**
+ * The body of a token, revocation or introspection request as strings: form-encoded (RFC 6749) or
+ * JSON (what many clients send). A parameter given twice is refused (RFC 6749 §3.2).
+ */
+export function readParams(contentType: string | undefined, body: unknown): TokenRequestParams {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded' && type !== 'application/json') {
+    throw new OAuthError('invalid_request', 'Send the parameters as application/x-www-form-urlencoded (or application/json)');
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new OAuthError('invalid_request', 'The request body is empty');
+  const params: TokenRequestParams = {};
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    if (Array.isArray(value)) throw new OAuthError('invalid_request', `The ${name} parameter is given more than once`);
+    if (typeof value !== 'string') throw new OAuthError('invalid_request', `The ${name} parameter must be a string`);
+    params[name] = value;
+  }
+  return params;
+}
+
+function basicCredentials(authorization: string | undefined): { clientId: string; clientSecret: string } | undefined {
+  if (authorization === undefined) return undefined;
+  const match = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(authorization.trim());
+  if (!match) throw new OAuthError('invalid_client', 'The Authorization header must be HTTP Basic with the client id and secret');
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw new OAuthError('invalid_client', 'Malformed HTTP Basic credentials');
+  try {
+    // RFC 6749 §2.3.1: both parts are form-urlencoded before base64.
+    return {
+      clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
+      clientSecret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
+    };
+  } catch {
+    throw new OAuthError('invalid_client', 'Malformed HTTP Basic credentials');
+  }
+}
+
+/** client_secret_basic or client_secret_post, never both (RFC 6749 §2.3.1). */
+@Injectable()
+export class ClientAuthenticator {
+  constructor(private readonly applications: ApplicationsService) {}
+
+  async authenticate(authorization: string | undefined, params: TokenRequestParams): Promise<ApplicationEntity> {
+    const basic = basicCredentials(authorization);
+    if (basic && params.client_secret !== undefined) {
+      throw new OAuthError('invalid_request', 'Use one client authentication method: HTTP Basic or client_secret in the body, not both');
+    }
+    if (basic && params.client_id !== undefined && params.client_id !== basic.clientId) {
+      throw new OAuthError('invalid_request', 'client_id in the body differs from the one in the Authorization header');
+    }
+    const credentials =
+      basic ??
+      (params.client_id !== undefined && params.client_secret !== undefined
+        ? { clientId: params.client_id, clientSecret: params.client_secret }
+        : undefined);
+    if (!credentials) throw new OAuthError('invalid_client', 'Client authentication is required (client_id and client_secret)');
+    const application = await this.applications.authenticate(credentials.clientId, credentials.clientSecret);
+    if (!application) throw new OAuthError('invalid_client', 'Unknown client or wrong client secret');
+    return application;
+  }
+}

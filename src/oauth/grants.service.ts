@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { AccessTokensService } from './access-tokens.service.js';
+import { GrantEntity } from './grant.entity.js';
+
+export interface AuthorizedApplication {
+  applicationId: string;
+  name: string;
+  scopes: string[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Remembered consent: what each user has approved for each application. */
+@Injectable()
+export class GrantsService {
+  constructor(
+    @InjectRepository(GrantEntity) private readonly grants: Repository<GrantEntity>,
+    private readonly accessTokens: AccessTokensService,
+  ) {}
+
+  /** True when the user already approved every one of these scopes for the application. */
+  async covers(userId: string, applicationId: string, scopes: string[]): Promise<boolean> {
+    const grant = await this.grants.findOneBy({ userId, applicationId });
+    return !!grant && scopes.every((s) => grant.scopes.includes(s));
+  }
+
+  async remember(userId: string, applicationId: string, scopes: string[]): Promise<void> {
+    const existing = await this.grants.findOneBy({ userId, applicationId });
+    const merged = [...new Set([...(existing?.scopes ?? []), ...scopes])];
+    await this.grants.upsert({ userId, applicationId, scopes: merged }, ['userId', 'applicationId']);
+  }
+
+  async listForUser(userId: string): Promise<AuthorizedApplication[]> {
+    const rows = await this.grants.find({ where: { userId }, relations: { application: true }, order: { updatedAt: 'DESC' } });
+    return rows.map((g) => ({
+      applicationId: g.applicationId,
+      name: g.application!.name,
+      scopes: g.scopes,
+      createdAt: g.createdAt,
+      updatedAt: g.updatedAt,
+    }));
+  }
+
+  /** Forgets the approval and revokes every token the user gave the application. */
+  async revoke(userId: string, applicationId: string): Promise<void> {
+    await this.grants.delete({ userId, applicationId });
+    await this.accessTokens.revokeForUserAndApplication(userId, applicationId);
+  }
+}

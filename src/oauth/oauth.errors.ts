@@ -1,0 +1,53 @@
+/** RFC 6749 §4.1.2.1 / §5.2 error codes (plus access_denied and friends). */
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'unsupported_response_type'
+  | 'invalid_scope'
+  | 'access_denied'
+  | 'server_error';
+
+const STATUS: Record<OAuthErrorCode, number> = {
+  invalid_request: 400,
+  invalid_client: 401,
+  invalid_grant: 400,
+  unauthorized_client: 400,
+  unsupported_grant_type: 400,
+  unsupported_response_type: 400,
+  invalid_scope: 400,
+  access_denied: 400,
+  server_error: 500,
+};
+
+/** A protocol error that knows its wire code and HTTP status. */
+export class OAuthError extends Error {
+  constructor(
+    readonly code: OAuthErrorCode,
+    readonly description: string,
+  ) {
+    super(`${code}: ${description}`);
+    this.name = 'OAuthError';
+  }
+
+  get status(): number {
+    return STATUS[this.code];
+  }
+
+  get body(): { error: OAuthErrorCode; error_description: string } {
+    return { error: this.code, error_description: this.description };
+  }
+}
+
+/**
+ * An authorization request so broken that the user must not be sent back to the client (unknown
+ * client, unregistered redirect URI): shown as an error page instead (RFC 6749 §4.1.2.1).
+ */
+export class AuthorizationPageError extends Error {
+  constructor(readonly description: string) {
+    super(description);
+    this.name = 'AuthorizationPageError';
+  }
+}

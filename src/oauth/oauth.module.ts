@@ -1,0 +1,44 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { SessionsModule } from '../sessions/sessions.module.js';
+import { AccessTokenEntity } from './access-token.entity.js';
+import { AccessTokensService } from './access-tokens.service.js';
+import { ApplicationEntity } from './application.entity.js';
+import { ApplicationsService } from './applications.service.js';
+import { AuthorizationCodeEntity } from './authorization-code.entity.js';
+import { AuthorizationCodesService } from './authorization-codes.service.js';
+import { AuthorizationRequestValidator } from './authorization-request.js';
+import { AuthorizeController } from './authorize.controller.js';
+import { ClientAuthenticator } from './client-authentication.js';
+import { GrantEntity } from './grant.entity.js';
+import { GrantsService } from './grants.service.js';
+import { IdTokenService } from './id-token.service.js';
+import { OidcController } from './oidc.controller.js';
+import { PkceService } from './pkce.service.js';
+import { SigningKeyEntity } from './signing-key.entity.js';
+import { SigningKeysService } from './signing-keys.service.js';
+import { TokenExchangeService } from './token-exchange.service.js';
+import { TokenController } from './token.controller.js';
+
+/** The OAuth 2.0 authorization server with OpenID Connect. */
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([ApplicationEntity, AccessTokenEntity, AuthorizationCodeEntity, GrantEntity, SigningKeyEntity]),
+    SessionsModule,
+  ],
+  providers: [
+    ApplicationsService,
+    AccessTokensService,
+    AuthorizationCodesService,
+    AuthorizationRequestValidator,
+    ClientAuthenticator,
+    GrantsService,
+    IdTokenService,
+    PkceService,
+    SigningKeysService,
+    TokenExchangeService,
+  ],
+  controllers: [AuthorizeController, TokenController, OidcController],
+  exports: [ApplicationsService, AccessTokensService, GrantsService, SigningKeysService],
+})
+export class OAuthModule {}

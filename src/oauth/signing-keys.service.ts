@@ -1,0 +1,127 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject } from 'node:crypto';
+import { DataSource, IsNull, MoreThan, Or, Repository } from 'typeorm';
+import { Clock } from '../clock/clock.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.schema.js';
+import { decryptWithSecret, encryptWithSecret } from './key-encryption.js';
+import { SigningKeyEntity } from './signing-key.entity.js';
+
+export interface PublicJwk {
+  kty: string;
+  n: string;
+  e: string;
+  kid: string;
+  use: 'sig';
+  alg: 'RS256';
+}
+
+interface ActiveKey {
+  kid: string;
+  privateKey: KeyObject;
+  loadedAt: number;
+}
+
+// Other instances pick up a rotation within this time; both keys are in JWKS meanwhile.
+const ACTIVE_KEY_REFRESH_MS = 60_000;
+// A retired key stays published while tokens it signed may still be presented, plus clock skew.
+const RETIRED_KEY_GRACE_MS = 5 * 60_000;
+
+/** RFC 7638 JWK thumbprint: a stable key id derived from the public key itself. */
+function thumbprint(jwk: { e: string; n: string }): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ e: jwk.e, kty: 'RSA', n: jwk.n }))
+    .digest('base64url');
+}
+
+/**
+ * RS256 keys for id_tokens: generated on first start, stored in the database with the private key
+ * encrypted under SECRET_KEY, shared by every instance, rotatable with the old public key kept in JWKS
+ * until the tokens it signed have expired.
+ */
+@Injectable()
+export class SigningKeysService implements OnModuleInit {
+  private readonly logger = new Logger(SigningKeysService.name);
+  private active?: ActiveKey;
+
+  constructor(
+    @InjectRepository(SigningKeyEntity) private readonly keys: Repository<SigningKeyEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.activeKey();
+  }
+
+  /** The key that signs now: loaded from the database (refreshed every minute) or created. */
+  async activeKey(): Promise<{ kid: string; privateKey: KeyObject }> {
+    if (this.active && Date.now() - this.active.loadedAt < ACTIVE_KEY_REFRESH_MS) return this.active;
+    let row = await this.keys.findOneBy({ retiredAt: IsNull() });
+    if (!row) {
+      await this.insertNewKey();
+      row = await this.keys.findOneByOrFail({ retiredAt: IsNull() });
+    }
+    this.active = {
+      kid: row.kid,
+      privateKey: createPrivateKey(decryptWithSecret(this.secret(), row.privateKeyEncrypted)),
+      loadedAt: Date.now(),
+    };
+    return this.active;
+  }
+
+  /** Public keys of the active key and of retired keys whose tokens may still be valid. */
+  async jwks(): Promise<{ keys: PublicJwk[] }> {
+    const oldest = new Date(this.clock.now().getTime() - this.config.oauth.accessTokenTtlMs - RETIRED_KEY_GRACE_MS);
+    const rows = await this.keys.find({ where: { retiredAt: Or(IsNull(), MoreThan(oldest)) }, order: { createdAt: 'DESC' } });
+    return {
+      keys: rows.map((row) => {
+        const jwk = createPublicKey(row.publicKeyPem).export({ format: 'jwk' }) as { kty: string; n: string; e: string };
+        return { kty: jwk.kty, n: jwk.n, e: jwk.e, kid: row.kid, use: 'sig', alg: 'RS256' };
+      }),
+    };
+  }
+
+  /** Retires the signing key and starts signing with a new one. */
+  async rotate(): Promise<{ kid: string; retired: string | null }> {
+    const retired = await this.dataSource.transaction(async (manager) => {
+      const current = await manager.findOneBy(SigningKeyEntity, { retiredAt: IsNull() });
+      if (current) await manager.update(SigningKeyEntity, { kid: current.kid }, { retiredAt: this.clock.now() });
+      await manager.insert(SigningKeyEntity, this.newKeyRow());
+      return current?.kid ?? null;
+    });
+    this.active = undefined;
+    const { kid } = await this.activeKey();
+    return { kid, retired };
+  }
+
+  private async insertNewKey(): Promise<void> {
+    // Instances starting together race here; the partial unique index lets exactly one key win.
+    await this.keys
+      .createQueryBuilder()
+      .insert()
+      .values(this.newKeyRow())
+      .orIgnore()
+      .execute()
+      .catch((err: unknown) => this.logger.warn(`Another instance created the signing key first: ${(err as Error).message}`));
+  }
+
+  private newKeyRow(): Partial<SigningKeyEntity> {
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const jwk = publicKey.export({ format: 'jwk' }) as { n: string; e: string };
+    return {
+      kid: thumbprint(jwk),
+      publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      privateKeyEncrypted: encryptWithSecret(this.secret(), privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()),
+      createdAt: this.clock.now(),
+      retiredAt: null,
+    };
+  }
+
+  private secret(): string {
+    if (!this.config.secretKey) throw new Error('SECRET_KEY is not resolved (call resolveSecretKey at start-up)');
+    return this.config.secretKey;
+  }
+}

@@ -1,0 +1,76 @@
+import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { OwnAuthentication, Public } from '../auth/public.decorator.js';
+import { AccessTokensService } from './access-tokens.service.js';
+import { ClientAuthenticator, readParams } from './client-authentication.js';
+import { OAuthError } from './oauth.errors.js';
+import { TokenExchangeService } from './token-exchange.service.js';
+import { Inject } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.schema.js';
+
+/** Endpoints that clients call with their own credentials: token (RFC 6749), revoke (RFC 7009), introspect (RFC 7662). */
+@Controller('oauth')
+@Public()
+@OwnAuthentication()
+export class TokenController {
+  constructor(
+    private readonly clients: ClientAuthenticator,
+    private readonly exchange: TokenExchangeService,
+    private readonly accessTokens: AccessTokensService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Post('token')
+  @HttpCode(200)
+  async token(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
+    noStore(reply);
+    const params = readParams(req.headers['content-type'], req.body);
+    this.exchange.checkGrantType(params);
+    const application = await this.clients.authenticate(req.headers.authorization, params);
+    return this.exchange.exchange(application, params);
+  }
+
+  @Post('revoke')
+  @HttpCode(200)
+  async revoke(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, never>> {
+    noStore(reply);
+    const params = readParams(req.headers['content-type'], req.body);
+    const application = await this.clients.authenticate(req.headers.authorization, params);
+    if (!params.token) throw new OAuthError('invalid_request', 'token is required');
+    const active = await this.accessTokens.findActive(params.token);
+    // Unknown tokens, and tokens of other clients, are answered the same way (RFC 7009 §2.2).
+    if (active && active.principal.credential.clientId === application.clientId)
+      await this.accessTokens.revoke([active.principal.credential.id]);
+    return {};
+  }
+
+  @Post('introspect')
+  @HttpCode(200)
+  async introspect(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
+    noStore(reply);
+    const params = readParams(req.headers['content-type'], req.body);
+    const application = await this.clients.authenticate(req.headers.authorization, params);
+    if (!params.token) throw new OAuthError('invalid_request', 'token is required');
+    const active = await this.accessTokens.findActive(params.token);
+    // A client learns only about its own tokens.
+    if (!active || active.principal.credential.clientId !== application.clientId) return { active: false };
+    const { principal } = active;
+    return {
+      active: true,
+      scope: [...principal.scopes].join(' '),
+      client_id: application.clientId,
+      username: principal.user.username,
+      token_type: 'Bearer',
+      exp: Math.floor(active.expiresAt.getTime() / 1000),
+      iat: Math.floor(active.issuedAt.getTime() / 1000),
+      sub: principal.user.id,
+      aud: application.clientId,
+      iss: this.config.baseUrl,
+    };
+  }
+}
+
+function noStore(reply: FastifyReply): void {
+  void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+}

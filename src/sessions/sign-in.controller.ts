@@ -1,0 +1,86 @@
+import { Body, Controller, Get, Inject, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { OwnAuthentication, Public } from '../auth/public.decorator.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.schema.js';
+import { UsersService } from '../users/users.service.js';
+import { CsrfError } from '../web/csrf.js';
+import { html } from '../web/html.js';
+import { page } from '../web/layout.js';
+import { safeReturnTo } from '../web/return-to.js';
+import { sendPage } from '../web/security-headers.js';
+import { messagePage, signInPage } from './sign-in.pages.js';
+import { WebSession } from './web-session.js';
+
+const FAILED = 'Incorrect username, email or password.';
+
+/** Browser sign-in and sign-out, shared by the OAuth flow and the dashboard. */
+@Controller()
+@Public()
+@OwnAuthentication()
+export class SignInController {
+  constructor(
+    private readonly session: WebSession,
+    private readonly users: UsersService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get('sign-in')
+  async form(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Query('return_to') returnTo?: string): Promise<FastifyReply> {
+    const target = safeReturnTo(returnTo, this.config.baseUrl);
+    if (await this.session.current(req)) return reply.redirect(target, 303);
+    return sendPage(reply, signInPage({ csrfToken: this.session.csrfToken(req, reply), returnTo: target }));
+  }
+
+  @Post('sign-in')
+  async signIn(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Body() body: Record<string, unknown>): Promise<FastifyReply> {
+    const target = safeReturnTo(body?.return_to, this.config.baseUrl);
+    if (!this.checkForm(req, reply)) return reply;
+    const login = typeof body.login === 'string' ? body.login : '';
+    const password = typeof body.password === 'string' ? body.password : '';
+    const user = login && password ? await this.users.verifyCredentials(login, password) : null;
+    if (!user) {
+      const form = signInPage({ csrfToken: this.session.csrfToken(req, reply), returnTo: target, login, error: FAILED });
+      return sendPage(reply, form, { status: 401 });
+    }
+    await this.session.signIn(reply, user.id);
+    return reply.redirect(target, 303);
+  }
+
+  @Post('sign-out')
+  async signOut(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
+    if (!this.checkForm(req, reply)) return reply;
+    await this.session.signOut(req, reply);
+    return reply.redirect('/sign-in', 303);
+  }
+
+  @Get()
+  async home(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
+    const signedIn = await this.session.current(req);
+    if (!signedIn) return reply.redirect('/sign-in', 303);
+    const body = html`<div class="card">
+      <h1>Welcome, ${signedIn.user.name}</h1>
+      <p class="lead">You are signed in as @${signedIn.user.username}.</p>
+      <p>The GraphQL API is at <code>${this.config.baseUrl}/graphql</code>.</p>
+    </div>`;
+    return sendPage(reply, page({ title: 'Home', body, user: signedIn.user, csrfToken: this.session.csrfToken(req, reply) }));
+  }
+
+  /** False (with a 403 page sent) when the form fails the CSRF check. */
+  private checkForm(req: FastifyRequest, reply: FastifyReply): boolean {
+    try {
+      this.session.verifyCsrf(req);
+      return true;
+    } catch (err) {
+      if (!(err instanceof CsrfError)) throw err;
+      sendPage(
+        reply,
+        messagePage('Form expired', 'This form was not sent from this site or has expired. Go back, reload the page and try again.'),
+        {
+          status: 403,
+        },
+      );
+      return false;
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import { fieldError, page } from '../web/layout.js';
+import { html } from '../web/html.js';
+
+export function signInPage(options: { csrfToken: string; returnTo: string; login?: string; error?: string }): string {
+  return page({
+    title: 'Sign in',
+    narrow: true,
+    body: html`<div class="card">
+      <h1>Sign in to Agora</h1>
+      <p class="lead">Use your username or email address.</p>
+      ${options.error ? html`<div class="alert error" role="alert">${options.error}</div>` : null}
+      <form method="post" action="/sign-in" novalidate>
+        <input type="hidden" name="_csrf" value="${options.csrfToken}" />
+        <input type="hidden" name="return_to" value="${options.returnTo}" />
+        <label for="login">Username or email</label>
+        <input id="login" name="login" type="text" autocomplete="username" required autofocus value="${options.login ?? ''}" />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <div class="actions stretch"><button type="submit">Sign in</button></div>
+      </form>
+    </div>`,
+  });
+}
+
+export function messagePage(title: string, message: string, options: { signedIn?: boolean } = {}): string {
+  return page({
+    title,
+    narrow: true,
+    body: html`<div class="card">
+      <h1>${title}</h1>
+      <p>${message}</p>
+      ${options.signedIn === false ? html`<p><a href="/sign-in">Sign in</a></p>` : null}
+    </div>`,
+  });
+}
+
+export { fieldError };

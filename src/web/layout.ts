@@ -1,0 +1,46 @@
+import { html, SafeHtml } from './html.js';
+
+export interface PageOptions {
+  title: string;
+  body: SafeHtml;
+  /** The signed-in user, for the header. */
+  user?: { username: string; name: string } | null;
+  csrfToken?: string;
+  /** Narrow centred card (sign-in, consent) rather than the wide dashboard layout. */
+  narrow?: boolean;
+}
+
+export function page({ title, body, user, csrfToken, narrow }: PageOptions): string {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · Agora</title>
+        <link rel="stylesheet" href="/assets/app.css" />
+        <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml" />
+      </head>
+      <body>
+        <header class="topbar">
+          <a class="brand" href="/">Agora</a>
+          ${
+            user
+              ? html`<nav class="account">
+                  <span class="who">${user.name} <span class="muted">@${user.username}</span></span>
+                  <form method="post" action="/sign-out">
+                    <input type="hidden" name="_csrf" value="${csrfToken ?? ''}" />
+                    <button class="link" type="submit">Sign out</button>
+                  </form>
+                </nav>`
+              : null
+          }
+        </header>
+        <main class="${narrow ? 'narrow' : 'wide'}">${body}</main>
+      </body>
+    </html>`.value;
+}
+
+/** A field's error message, shown next to it. */
+export function fieldError(message: string | undefined, id: string): SafeHtml {
+  return message ? html`<p class="field-error" id="${id}-error" role="alert">${message}</p>` : html``;
+}

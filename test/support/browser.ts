@@ -1,0 +1,71 @@
+/** A cookie-keeping HTTP client that follows nothing by itself: enough to drive sign-in and consent pages. */
+export class Browser {
+  private readonly cookies = new Map<string, string>();
+
+  constructor(private readonly baseUrl: string) {}
+
+  async get(path: string): Promise<Response> {
+    return this.request(path, { method: 'GET' });
+  }
+
+  async post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+    return this.request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(this.baseUrl).origin, ...headers },
+      body: new URLSearchParams(form).toString(),
+    });
+  }
+
+  /** Follows redirects within this site; stops at the first one leaving it (the client's redirect URI). */
+  async follow(res: Response): Promise<{ res: Response; external?: string }> {
+    let current = res;
+    for (let hops = 0; hops < 10 && current.status >= 300 && current.status < 400; hops++) {
+      const location = new URL(current.headers.get('location')!, this.baseUrl);
+      if (location.origin !== new URL(this.baseUrl).origin) return { res: current, external: location.toString() };
+      current = await this.get(location.pathname + location.search);
+    }
+    return { res: current };
+  }
+
+  cookie(name: string): string | undefined {
+    return this.cookies.get(name);
+  }
+
+  private async request(path: string, init: RequestInit): Promise<Response> {
+    const url = path.startsWith('http') ? path : `${this.baseUrl}${path}`;
+    const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const res = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) },
+    });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const [name, ...value] = pair!.split('=');
+      if (/max-age=0|expires=thu, 01 jan 1970/i.test(line)) this.cookies.delete(name!.trim());
+      else this.cookies.set(name!.trim(), value.join('='));
+    }
+    return res;
+  }
+}
+
+/** The hidden and named inputs of the first form on a page. */
+export function formFields(html: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const match of html.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) {
+    fields[match[1]!] = match[2]!
+      .replace(/&amp;/g, '&')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>');
+  }
+  return fields;
+}
+
+/** Signs in through the sign-in page as a person would; returns where the site sent the browser next. */
+export async function signIn(browser: Browser, login: string, password: string, returnTo = '/'): Promise<Response> {
+  const form = await browser.get(`/sign-in?return_to=${encodeURIComponent(returnTo)}`);
+  const fields = formFields(await form.text());
+  return browser.post('/sign-in', { ...fields, login, password });
+}
