@@ -1,6 +1,6 @@
 import * as client from 'openid-client';
 import jwt from 'jsonwebtoken';
-import { createPublicKey } from 'node:crypto';
+import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { graphql } from './support/http.js';
 import { approveInBrowser, authorizationRequest, discover, newUserAndApp, REDIRECT_URI } from './support/oauth.js';
 import { startTestApp, TestApp } from './support/test-app.js';

@@ -19,7 +19,11 @@ export function dataSourceOptions(config: AppConfig, target: DatabaseTarget, ove
     logging: false,
     connectTimeoutMS: config.database.connectTimeoutMs,
     extra: {
-      max: overrides.poolSize ?? config.database.poolSize,
+      // PGlite executes one statement at a time, and its socket multiplexer can interleave the
+      // protocol messages of concurrent connections (wrong results were seen under load): on the
+      // embedded database each process uses a single connection, which loses no parallelism. (The
+      // migration runner asks for two: an idle one holding the advisory lock, one migrating.)
+      max: overrides.poolSize ?? (target.kind === 'embedded' ? 1 : config.database.poolSize),
       application_name: 'agora',
     },
   };
