@@ -52,7 +52,16 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
 
 export async function load(
   name: string,
-  options: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; connections: number; seconds: number },
+  options: {
+    url: string;
+    method?: 'GET' | 'POST';
+    headers?: Record<string, string>;
+    body?: string;
+    connections: number;
+    seconds: number;
+    /** Changes each request (autocannon's setupRequest), e.g. to send a fresh authorization code. */
+    setupRequest?: (request: { body?: string }) => { body?: string };
+  },
 ): Promise<LoadResult> {
   const result = await autocannon({
     url: options.url,
@@ -61,6 +70,7 @@ export async function load(
     body: options.body,
     connections: options.connections,
     duration: options.seconds,
+    ...(options.setupRequest ? { requests: [{ setupRequest: options.setupRequest as never }] } : {}),
   });
   return {
     name,

@@ -156,7 +156,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
   };
 }
 
-const PLACEHOLDER = /^(change[-_ ]?me|secret|password|example|placeholder|x+|0+)/i;
+const PLACEHOLDER = /^(change[-_ ]?me|secret|password|example|placeholder|your[-_ ]?secret)/i;
 
 function checkSecretKey(value: string | undefined, env: string): string | undefined {
   if (value === undefined) {

@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { CredentialVerifier, TokenVerifier } from '../auth/credential-verifier.js';
 import { Principal } from '../auth/principal.js';
@@ -50,23 +51,26 @@ export class AccessTokensService implements TokenVerifier, OnModuleInit {
     this.verifier.register(this);
   }
 
-  /** Issues a token inside the caller's transaction; the returned secret is its only copy. */
-  async issue(
-    manager: EntityManager,
-    grant: { applicationId: string; userId: string; scopes: string[] },
-  ): Promise<{ token: string; id: string; expiresIn: number }> {
+  /**
+   * A new token's values, for the caller to store (the token exchange writes it in the same statement
+   * that consumes the code). The secret is returned only here; the database gets its hash.
+   */
+  prepare(): {
+    id: string;
+    token: string;
+    tokenHash: string;
+    expiresAt: Date;
+    expiresIn: number;
+  } {
     const token = generateSecret(SecretPrefix.oauthAccessToken);
-    const now = this.clock.now();
-    const expiresAt = new Date(now.getTime() + this.config.oauth.accessTokenTtlMs);
-    const result = await manager.insert(AccessTokenEntity, {
+    const ttl = this.config.oauth.accessTokenTtlMs;
+    return {
+      id: randomUUID(),
+      token,
       tokenHash: hashSecret(token),
-      applicationId: grant.applicationId,
-      userId: grant.userId,
-      scopes: grant.scopes,
-      createdAt: now,
-      expiresAt,
-    });
-    return { token, id: (result.identifiers[0] as { id: string }).id, expiresIn: this.config.oauth.accessTokenTtlMs / 1000 };
+      expiresAt: new Date(this.clock.now().getTime() + ttl),
+      expiresIn: ttl / 1000,
+    };
   }
 
   async verify(token: string, tokenHash: string): Promise<Principal | null> {

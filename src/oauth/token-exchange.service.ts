@@ -3,10 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { hashSecret } from '../auth/secret-token.js';
 import { Clock } from '../clock/clock.js';
-import { UserEntity } from '../users/user.entity.js';
 import { AccessTokensService } from './access-tokens.service.js';
 import { ApplicationEntity } from './application.entity.js';
-import { AuthorizationCodeEntity } from './authorization-code.entity.js';
 import { IdTokenService } from './id-token.service.js';
 import { OAuthError } from './oauth.errors.js';
 import { PkceService } from './pkce.service.js';
@@ -21,12 +19,18 @@ export interface TokenResponse {
 }
 
 type Redemption =
-  { ok: true; code: AuthorizationCodeEntity; user: UserEntity; accessToken: string; expiresIn: number } | { ok: false; reason: string };
+  | {
+      ok: true;
+      code: { scopes: string[]; authTime: Date; nonce: string | null };
+      user: { id: string; username: string; name: string; email: string };
+      accessToken: string;
+      expiresIn: number;
+    }
+  | { ok: false; reason: string };
 
 /**
- * The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6). The code row is locked for the whole
- * check-and-consume, so of concurrent redemptions exactly one succeeds; a code presented again revokes
- * the token issued from it (RFC 6749 §4.1.2).
+ * The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6). Of concurrent redemptions of one
+ * code exactly one succeeds; a code presented again revokes the token issued from it (RFC 6749 §4.1.2).
  */
 @Injectable()
 export class TokenExchangeService {
@@ -70,36 +74,90 @@ export class TokenExchangeService {
     return response;
   }
 
-  private redeem(
+  /**
+   * One read, the checks, then one statement that consumes the code and stores the token together:
+   * `consumed_at IS NULL` in the UPDATE is the arbiter, so of concurrent redemptions exactly one
+   * succeeds, without holding a transaction open across round trips.
+   */
+  private async redeem(
     application: ApplicationEntity,
     codeValue: string,
     redirectUri: string,
     verifier: string | undefined,
   ): Promise<Redemption> {
     const now = this.clock.now();
-    return this.dataSource.transaction(async (manager): Promise<Redemption> => {
-      const code = await manager
-        .createQueryBuilder(AuthorizationCodeEntity, 'c')
-        .setLock('pessimistic_write')
-        .where('c.code_hash = :hash', { hash: hashSecret(codeValue) })
-        .getOne();
-      if (!code) return { ok: false, reason: 'The authorization code is unknown' };
-      if (code.consumedAt) {
-        if (code.accessTokenId) await this.accessTokens.revoke([code.accessTokenId], manager);
-        return { ok: false, reason: 'The authorization code was already used; the token issued from it is revoked' };
-      }
-      if (code.expiresAt <= now) return { ok: false, reason: 'The authorization code has expired' };
-      if (code.applicationId !== application.id) return { ok: false, reason: 'The authorization code was issued to another client' };
-      if (code.redirectUri !== redirectUri) return { ok: false, reason: 'redirect_uri does not match the authorization request' };
-      if (!this.pkce.verify(verifier, code.codeChallenge)) {
-        return { ok: false, reason: verifier ? 'code_verifier does not match the code_challenge' : 'code_verifier is required' };
-      }
-      const user = await manager.findOneBy(UserEntity, { id: code.userId, state: 'active' });
-      if (!user) return { ok: false, reason: 'The user is no longer active' };
+    const codeHash = hashSecret(codeValue);
+    const rows: CodeRow[] = await this.dataSource.query(READ_CODE_SQL, [codeHash]);
+    const code = rows[0];
+    if (!code) return { ok: false, reason: 'The authorization code is unknown' };
+    if (code.consumed_at) return this.replayed(code.access_token_id);
+    if (code.expires_at <= now) return { ok: false, reason: 'The authorization code has expired' };
+    if (code.application_id !== application.id) return { ok: false, reason: 'The authorization code was issued to another client' };
+    if (code.redirect_uri !== redirectUri) return { ok: false, reason: 'redirect_uri does not match the authorization request' };
+    if (!this.pkce.verify(verifier, code.code_challenge)) {
+      return { ok: false, reason: verifier ? 'code_verifier does not match the code_challenge' : 'code_verifier is required' };
+    }
+    if (code.user_state !== 'active') return { ok: false, reason: 'The user is no longer active' };
 
-      const issued = await this.accessTokens.issue(manager, { applicationId: application.id, userId: code.userId, scopes: code.scopes });
-      await manager.update(AuthorizationCodeEntity, { codeHash: code.codeHash }, { consumedAt: now, accessTokenId: issued.id });
-      return { ok: true, code, user, accessToken: issued.token, expiresIn: issued.expiresIn };
-    });
+    const issued = this.accessTokens.prepare();
+    const consumed: unknown[] = await this.dataSource.query(CONSUME_SQL, [
+      codeHash,
+      now,
+      issued.id,
+      issued.tokenHash,
+      application.id,
+      code.user_id,
+      code.scopes,
+      issued.expiresAt,
+    ]);
+    // Another request consumed it between the read and the update: that is a replay too.
+    if (consumed.length === 0) return this.replayed((await this.dataSource.query(READ_CODE_SQL, [codeHash]))[0]?.access_token_id ?? null);
+    return {
+      ok: true,
+      code: { scopes: code.scopes, authTime: code.auth_time, nonce: code.nonce },
+      user: { id: code.user_id, username: code.username, name: code.name, email: code.email },
+      accessToken: issued.token,
+      expiresIn: issued.expiresIn,
+    };
+  }
+
+  private async replayed(accessTokenId: string | null): Promise<Redemption> {
+    if (accessTokenId) await this.accessTokens.revoke([accessTokenId]);
+    return { ok: false, reason: 'The authorization code was already used; the token issued from it is revoked' };
   }
 }
+
+interface CodeRow {
+  application_id: string;
+  user_id: string;
+  redirect_uri: string;
+  scopes: string[];
+  nonce: string | null;
+  code_challenge: string;
+  auth_time: Date;
+  expires_at: Date;
+  consumed_at: Date | null;
+  access_token_id: string | null;
+  user_state: string;
+  username: string;
+  name: string;
+  email: string;
+}
+
+const READ_CODE_SQL = `
+  SELECT c.application_id, c.user_id, c.redirect_uri, c.scopes, c.nonce, c.code_challenge, c.auth_time, c.expires_at,
+         c.consumed_at, c.access_token_id, u.state AS user_state, u.username, u.name, u.email
+    FROM oauth_authorization_codes c JOIN users u ON u.id = c.user_id
+   WHERE c.code_hash = $1`;
+
+// The token row and the code's reference to it are written by one statement, so the foreign key
+// (checked at the end of the statement) holds and nothing is left half-done.
+const CONSUME_SQL = `
+  WITH consumed AS (
+    UPDATE oauth_authorization_codes SET consumed_at = $2, access_token_id = $3
+     WHERE code_hash = $1 AND consumed_at IS NULL
+    RETURNING code_hash
+  )
+  INSERT INTO oauth_access_tokens (id, token_hash, application_id, user_id, scopes, created_at, expires_at)
+  SELECT $3, $4, $5, $6, $7, $2, $8 FROM consumed
+  RETURNING id`;
