@@ -40,43 +40,10 @@ async function viewerBenchmark(): Promise<string> {
     await stopProcess(bare);
   }
 
-  const database = `agora_bench_${process.pid}`;
-  const adminUrl = DATABASE_URL;
-  execFileSync('psql', [adminUrl, '-qc', `CREATE DATABASE ${database}`]);
-  const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
-  const env = { DATABASE_URL: url.toString(), LOG_LEVEL: 'warn', NODE_ENV: 'production' };
-  const port = await freePort();
-  let agoraResult: LoadResult;
-  try {
-    cli(env, 'migration:run');
-    cli(
-      env,
-      'users:create',
-      '--username',
-      'bench',
-      '--email',
-      'bench@example.com',
-      '--name',
-      'Bench User',
-      '--password',
-      'load-test-secret-42',
-    );
+  const agoraResult = await withAgora(async ({ env, url }) => {
     const token = cli(env, 'tokens:create', '--user', 'bench', '--name', 'bench', '--scopes', 'read_api').token as string;
-    const server = await startProcess(
-      'node',
-      [...SERVER_NODE_ARGS, join(root, 'dist/src/main.js')],
-      { ...env, PORT: String(port), HOST: '127.0.0.1' },
-      `http://127.0.0.1:${port}/healthz`,
-    );
-    try {
-      agoraResult = await measure('Agora, Private-Token, PostgreSQL', `http://127.0.0.1:${port}/graphql`, { 'private-token': token });
-    } finally {
-      await stopProcess(server);
-    }
-  } finally {
-    execFileSync('psql', [adminUrl, '-qc', `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`]);
-  }
+    return measure('Agora, Private-Token, PostgreSQL', `${url}/graphql`, { 'private-token': token });
+  });
 
   const ratio = agoraResult.requestsPerSecond / bareResult.requestsPerSecond;
   const row = (r: LoadResult) => `| ${r.name} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.errors + r.non2xx} |`;
@@ -101,12 +68,69 @@ async function tokenBenchmark(): Promise<string> {
   };
   console.error(`RS256 signing only: ${signOnly.signaturesPerSecond}/s`);
 
-  const database = `agora_bench_tok_${process.pid}`;
+  return withAgora(async ({ env, url }) => {
+    const app = cli(
+      env,
+      'apps:create',
+      '--owner',
+      'bench',
+      '--name',
+      'Bench',
+      '--redirect-uri',
+      'http://localhost:4000/cb',
+      '--scopes',
+      'openid profile api',
+    );
+    const verifier = randomBytes(32).toString('base64url');
+    const codes = await insertCodes(env.DATABASE_URL, app.clientId as string, verifier, 60_000);
+    let next = 0;
+    const form = (code: string) =>
+      new URLSearchParams({
+        grant_type: 'authorization_code',
+        client_id: app.clientId as string,
+        client_secret: app.clientSecret as string,
+        redirect_uri: 'http://localhost:4000/cb',
+        code,
+        code_verifier: verifier,
+      }).toString();
+    const options = {
+      url: `${url}/oauth/token`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      connections: 20,
+      setupRequest: (request: { body?: string }) => ({ ...request, body: form(codes[next++ % codes.length]!) }),
+    };
+    await load('token endpoint (warm-up)', { ...options, seconds: WARMUP_SECONDS });
+    const result = await load('token endpoint', { ...options, seconds: SECONDS });
+    if (next > codes.length) throw new Error('ran out of authorization codes: raise the count');
+    console.error(
+      `token endpoint: ${result.requestsPerSecond} exchanges/s, p99 ${result.p99Ms} ms, ${result.errors + result.non2xx} errors`,
+    );
+    const ratio = result.requestsPerSecond / signOnly.signaturesPerSecond;
+    return [
+      '### Token endpoint: complete code exchanges',
+      '',
+      'Each request redeems a fresh authorization code (client authentication, PKCE, code consumed, access token',
+      'stored, RS256 id_token signed). autocannon, 20 connections. The floor is the rate at which one Node thread',
+      'of this machine signs RS256 id_tokens and does nothing else.',
+      '',
+      '| measure | per second | p99 ms | errors |',
+      '|---|---|---|---|',
+      `| RS256 signing only (one thread) | ${signOnly.signaturesPerSecond} | | |`,
+      `| token endpoint, PostgreSQL | ${result.requestsPerSecond} | ${result.p99Ms} | ${result.errors + result.non2xx} |`,
+      '',
+      `**Ratio: ${ratio.toFixed(2)}×** the signing-only rate (target ≥ 0.50×): ${ratio >= 0.5 && result.errors + result.non2xx === 0 ? 'met' : 'NOT met'}.`,
+    ].join('\n');
+  });
+}
+
+/** A migrated database of its own with a user `bench`, and Agora serving it in its own process. */
+async function withAgora<T>(fn: (ctx: { env: Record<string, string>; url: string }) => Promise<T>): Promise<T> {
+  const database = `agora_bench_${process.pid}_${Date.now().toString(36)}`;
   execFileSync('psql', [DATABASE_URL, '-qc', `CREATE DATABASE ${database}`]);
-  const url = new URL(DATABASE_URL);
-  url.pathname = `/${database}`;
+  const dbUrl = new URL(DATABASE_URL);
+  dbUrl.pathname = `/${database}`;
   const env = {
-    DATABASE_URL: url.toString(),
+    DATABASE_URL: dbUrl.toString(),
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',
     SECRET_KEY: randomBytes(32).toString('base64url'),
@@ -126,20 +150,6 @@ async function tokenBenchmark(): Promise<string> {
       '--password',
       'load-test-secret-42',
     );
-    const app = cli(
-      env,
-      'apps:create',
-      '--owner',
-      'bench',
-      '--name',
-      'Bench',
-      '--redirect-uri',
-      'http://localhost:4000/cb',
-      '--scopes',
-      'openid profile api',
-    );
-    const verifier = randomBytes(32).toString('base64url');
-    const codes = await insertCodes(env.DATABASE_URL, app.clientId as string, verifier, 60_000);
     const server = await startProcess(
       'node',
       [...SERVER_NODE_ARGS, join(root, 'dist/src/main.js')],
@@ -147,43 +157,7 @@ async function tokenBenchmark(): Promise<string> {
       `http://127.0.0.1:${port}/healthz`,
     );
     try {
-      let next = 0;
-      const form = (code: string) =>
-        new URLSearchParams({
-          grant_type: 'authorization_code',
-          client_id: app.clientId as string,
-          client_secret: app.clientSecret as string,
-          redirect_uri: 'http://localhost:4000/cb',
-          code,
-          code_verifier: verifier,
-        }).toString();
-      const options = {
-        url: `http://127.0.0.1:${port}/oauth/token`,
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        connections: 20,
-        setupRequest: (request: { body?: string }) => ({ ...request, body: form(codes[next++ % codes.length]!) }),
-      };
-      await load('token endpoint (warm-up)', { ...options, seconds: WARMUP_SECONDS });
-      const result = await load('token endpoint', { ...options, seconds: SECONDS });
-      if (next > codes.length) throw new Error('ran out of authorization codes: raise the count');
-      console.error(
-        `token endpoint: ${result.requestsPerSecond} exchanges/s, p99 ${result.p99Ms} ms, ${result.errors + result.non2xx} errors`,
-      );
-      const ratio = result.requestsPerSecond / signOnly.signaturesPerSecond;
-      return [
-        '### Token endpoint: complete code exchanges',
-        '',
-        'Each request redeems a fresh authorization code (client authentication, PKCE, code row locked and consumed,',
-        'access token stored, RS256 id_token signed). autocannon, 20 connections. The floor is the rate at which one',
-        'Node thread of this machine signs RS256 id_tokens and does nothing else.',
-        '',
-        '| measure | per second | p99 ms | errors |',
-        '|---|---|---|---|',
-        `| RS256 signing only (one thread) | ${signOnly.signaturesPerSecond} | | |`,
-        `| token endpoint, PostgreSQL | ${result.requestsPerSecond} | ${result.p99Ms} | ${result.errors + result.non2xx} |`,
-        '',
-        `**Ratio: ${ratio.toFixed(2)}×** the signing-only rate (target ≥ 0.50×): ${ratio >= 0.5 && result.errors + result.non2xx === 0 ? 'met' : 'NOT met'}.`,
-      ].join('\n');
+      return await fn({ env, url: `http://127.0.0.1:${port}` });
     } finally {
       await stopProcess(server);
     }

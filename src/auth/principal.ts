@@ -23,3 +23,20 @@ export interface Principal {
 export function hasAnyScope(principal: Principal, scopes: readonly string[]): boolean {
   return scopes.some((s) => principal.scopes.has(s));
 }
+
+/** The columns both token verifiers select: the user's, and the credential's scopes. */
+export interface CredentialRow {
+  user_id: string;
+  username: string;
+  name: string;
+  email: string;
+  scopes: string[];
+}
+
+export function toPrincipal(row: CredentialRow, credential: Principal['credential']): Principal {
+  return {
+    user: { id: row.user_id, username: row.username, name: row.name, email: row.email },
+    scopes: new Set(row.scopes),
+    credential,
+  };
+}

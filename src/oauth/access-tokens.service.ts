@@ -3,23 +3,18 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { CredentialVerifier, TokenVerifier } from '../auth/credential-verifier.js';
-import { Principal } from '../auth/principal.js';
+import { CredentialRow, Principal, toPrincipal } from '../auth/principal.js';
 import { generateSecret, hashSecret, isWellFormedSecret, SecretPrefix } from '../auth/secret-token.js';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { AccessTokenEntity } from './access-token.entity.js';
 
-interface TokenRow {
+interface TokenRow extends CredentialRow {
   id: string;
-  scopes: string[];
   created_at: Date;
   expires_at: Date;
   client_id: string;
-  user_id: string;
-  username: string;
-  name: string;
-  email: string;
 }
 
 const LOOKUP_SQL = `
@@ -84,11 +79,7 @@ export class AccessTokensService implements TokenVerifier, OnModuleInit {
     const row = rows[0];
     if (!row) return null;
     return {
-      principal: {
-        user: { id: row.user_id, username: row.username, name: row.name, email: row.email },
-        scopes: new Set(row.scopes),
-        credential: { kind: 'oauth_access_token', id: row.id, clientId: row.client_id, expiresAt: row.expires_at },
-      },
+      principal: toPrincipal(row, { kind: 'oauth_access_token', id: row.id, clientId: row.client_id, expiresAt: row.expires_at }),
       issuedAt: row.created_at,
       expiresAt: row.expires_at,
     };

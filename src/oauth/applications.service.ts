@@ -5,6 +5,7 @@ import { Repository } from 'typeorm';
 import { CredentialVerifier } from '../auth/credential-verifier.js';
 import { generateSecret, hashSecret, SecretPrefix } from '../auth/secret-token.js';
 import { Clock } from '../clock/clock.js';
+import { isUuid } from '../database/uuid.js';
 import { AccessTokenEntity } from './access-token.entity.js';
 import { ApplicationEntity } from './application.entity.js';
 import { Application, toApplication } from './application.model.js';
@@ -16,8 +17,6 @@ export interface ApplicationInput {
   redirectUris: string[];
   scopes: string[];
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @Injectable()
 export class ApplicationsService {
@@ -86,7 +85,7 @@ export class ApplicationsService {
   }
 
   private async findEntity(id: string, ownerId?: string): Promise<ApplicationEntity> {
-    const entity = UUID.test(id) ? await this.applications.findOneBy(ownerId ? { id, ownerId } : { id }) : null;
+    const entity = isUuid(id) ? await this.applications.findOneBy(ownerId ? { id, ownerId } : { id }) : null;
     if (!entity) throw new ApplicationError('APPLICATION_NOT_FOUND', `No application with id "${id}"`, 'id');
     return entity;
   }

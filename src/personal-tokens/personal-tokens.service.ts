@@ -2,10 +2,11 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { CredentialVerifier, TokenVerifier } from '../auth/credential-verifier.js';
-import { Principal } from '../auth/principal.js';
+import { CredentialRow, Principal, toPrincipal } from '../auth/principal.js';
 import { PERSONAL_TOKEN_SCOPES } from '../auth/scopes.js';
 import { generateSecret, hashSecret, isWellFormedSecret, SecretPrefix } from '../auth/secret-token.js';
 import { Clock } from '../clock/clock.js';
+import { isUuid } from '../database/uuid.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { PersonalTokenEntity } from './personal-token.entity.js';
@@ -18,18 +19,11 @@ export interface NewPersonalTokenInput {
   expiresAt?: Date | null;
 }
 
-interface VerifiedRow {
+interface VerifiedRow extends CredentialRow {
   id: string;
-  scopes: string[];
   last_used_at: Date | null;
   expires_at: Date | null;
-  user_id: string;
-  username: string;
-  name: string;
-  email: string;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const VERIFY_SQL = `
   SELECT t.id, t.scopes, t.last_used_at, t.expires_at, u.id AS user_id, u.username, u.name, u.email
@@ -85,7 +79,7 @@ export class PersonalTokensService implements TokenVerifier, OnModuleInit {
 
   /** Revokes a token; with `ownerId`, only a token of that user. Revoking twice is harmless. */
   async revoke(id: string, ownerId?: string): Promise<PersonalToken> {
-    const entity = UUID.test(id) ? await this.tokens.findOneBy(ownerId ? { id, userId: ownerId } : { id }) : null;
+    const entity = isUuid(id) ? await this.tokens.findOneBy(ownerId ? { id, userId: ownerId } : { id }) : null;
     if (!entity) throw new PersonalTokenError('TOKEN_NOT_FOUND', `No personal access token with id "${id}"`, 'id');
     if (!entity.revokedAt) {
       entity.revokedAt = this.clock.now();
@@ -103,11 +97,7 @@ export class PersonalTokensService implements TokenVerifier, OnModuleInit {
     const row = rows[0];
     if (!row) return null;
     this.touch(row, now);
-    return {
-      user: { id: row.user_id, username: row.username, name: row.name, email: row.email },
-      scopes: new Set(row.scopes),
-      credential: { kind: 'personal_access_token', id: row.id, expiresAt: row.expires_at },
-    };
+    return toPrincipal(row, { kind: 'personal_access_token', id: row.id, expiresAt: row.expires_at });
   }
 
   /** Records use at most once per interval, so authentication is not a write on every request. */
