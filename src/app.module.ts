@@ -9,6 +9,7 @@ import { DatabaseTarget } from './database/database-target.js';
 import { HttpExceptionFilter } from './errors/http-exception.filter.js';
 import { GraphqlModule } from './graphql/graphql.module.js';
 import { HealthModule } from './health/health.module.js';
+import { HousekeepingModule } from './housekeeping/housekeeping.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
 import { PersonalTokensModule } from './personal-tokens/personal-tokens.module.js';
 import { UsersModule } from './users/users.module.js';
@@ -31,7 +32,7 @@ export class AppModule {
   static forRoot(config: AppConfig, target: DatabaseTarget): DynamicModule {
     return {
       module: AppModule,
-      imports: [...coreModules(config, target), GraphqlModule, HealthModule],
+      imports: [...coreModules(config, target), GraphqlModule, HealthModule, HousekeepingModule],
       providers: [{ provide: APP_FILTER, useClass: HttpExceptionFilter }],
     };
   }

@@ -6,6 +6,7 @@ import { hashSecret } from '../auth/secret-token.js';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
+import { AccessTokenEntity } from './access-token.entity.js';
 import { AuthorizationCodeEntity } from './authorization-code.entity.js';
 import { AuthorizationRequest } from './authorization-request.js';
 
@@ -35,4 +36,22 @@ export class AuthorizationCodesService {
     });
     return code;
   }
+
+  /**
+   * Deletes codes and access tokens that expired more than a day ago (a consumed code is kept that
+   * long so a replay is still recognised and answered by revoking its token).
+   */
+  async purgeExpired(): Promise<{ codes: number; accessTokens: number }> {
+    const before = new Date(this.clock.now().getTime() - RETENTION_MS);
+    const codes = await this.codes.createQueryBuilder().delete().where('expires_at <= :before', { before }).execute();
+    const tokens = await this.codes.manager
+      .createQueryBuilder()
+      .delete()
+      .from(AccessTokenEntity)
+      .where('expires_at <= :before', { before })
+      .execute();
+    return { codes: codes.affected ?? 0, accessTokens: tokens.affected ?? 0 };
+  }
 }
+
+const RETENTION_MS = 24 * 3_600_000;

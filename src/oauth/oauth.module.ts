@@ -39,6 +39,6 @@ import { TokenController } from './token.controller.js';
     TokenExchangeService,
   ],
   controllers: [AuthorizeController, TokenController, OidcController],
-  exports: [ApplicationsService, AccessTokensService, GrantsService, SigningKeysService],
+  exports: [ApplicationsService, AccessTokensService, AuthorizationCodesService, GrantsService, SigningKeysService],
 })
 export class OAuthModule {}

@@ -54,6 +54,12 @@ export class SessionsService {
     };
   }
 
+  /** Deletes sessions past their expiry; returns how many. */
+  async purgeExpired(): Promise<number> {
+    const result = await this.sessions.createQueryBuilder().delete().where('expires_at <= :now', { now: this.clock.now() }).execute();
+    return result.affected ?? 0;
+  }
+
   async destroy(cookieValue: string | undefined): Promise<void> {
     if (cookieValue && COOKIE_VALUE.test(cookieValue)) await this.sessions.delete({ tokenHash: hashSecret(cookieValue) });
   }
