@@ -1,10 +1,11 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AuthorizationCodesService } from '../oauth/authorization-codes.service.js';
 import { SessionsService } from '../sessions/sessions.service.js';
+import { SignInThrottle } from '../sessions/sign-in-throttle.js';
 
 const INTERVAL_MS = 3_600_000;
 
-/** Deletes expired sessions, authorization codes and access tokens every hour, so tables stay small. */
+/** Deletes expired sessions, authorization codes, access tokens and sign-in failures every hour, so tables stay small. */
 @Injectable()
 export class HousekeepingService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(HousekeepingService.name);
@@ -13,6 +14,7 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
   constructor(
     private readonly sessions: SessionsService,
     private readonly codes: AuthorizationCodesService,
+    private readonly throttle: SignInThrottle,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -28,6 +30,7 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
     try {
       const sessions = await this.sessions.purgeExpired();
       const { codes, accessTokens } = await this.codes.purgeExpired();
+      await this.throttle.purgeExpired();
       if (sessions + codes + accessTokens > 0)
         this.logger.log(`Purged ${sessions} sessions, ${codes} codes, ${accessTokens} access tokens`);
       return { sessions, codes, accessTokens };

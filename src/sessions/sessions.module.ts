@@ -4,14 +4,16 @@ import { UsersModule } from '../users/users.module.js';
 import { AssetsController } from '../web/assets.controller.js';
 import { SessionEntity } from './session.entity.js';
 import { SessionsService } from './sessions.service.js';
+import { SignInFailureEntity } from './sign-in-failure.entity.js';
+import { SignInThrottle } from './sign-in-throttle.js';
 import { SignInController } from './sign-in.controller.js';
 import { WebSession } from './web-session.js';
 
 /** Browser sessions and the sign-in pages (plus the pages' static assets). */
 @Module({
-  imports: [TypeOrmModule.forFeature([SessionEntity]), UsersModule],
-  providers: [SessionsService, WebSession],
+  imports: [TypeOrmModule.forFeature([SessionEntity, SignInFailureEntity]), UsersModule],
+  providers: [SessionsService, WebSession, SignInThrottle],
   controllers: [SignInController, AssetsController],
-  exports: [WebSession, SessionsService],
+  exports: [WebSession, SessionsService, SignInThrottle],
 })
 export class SessionsModule {}

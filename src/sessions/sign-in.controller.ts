@@ -10,6 +10,7 @@ import { page } from '../web/layout.js';
 import { safeReturnTo } from '../web/return-to.js';
 import { sendPage } from '../web/security-headers.js';
 import { messagePage, signInPage } from './sign-in.pages.js';
+import { SignInThrottle } from './sign-in-throttle.js';
 import { WebSession } from './web-session.js';
 
 const FAILED = 'Incorrect username, email or password.';
@@ -22,6 +23,7 @@ export class SignInController {
   constructor(
     private readonly session: WebSession,
     private readonly users: UsersService,
+    private readonly throttle: SignInThrottle,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -38,11 +40,25 @@ export class SignInController {
     if (!this.checkForm(req, reply)) return reply;
     const login = typeof body.login === 'string' ? body.login : '';
     const password = typeof body.password === 'string' ? body.password : '';
+    const wait = await this.throttle.retryAfterSeconds(login, req.ip);
+    if (wait > 0) {
+      const minutes = Math.ceil(wait / 60);
+      const form = signInPage({
+        csrfToken: this.session.csrfToken(req, reply),
+        returnTo: target,
+        login,
+        error: `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      });
+      void reply.header('retry-after', String(wait));
+      return sendPage(reply, form, { status: 429 });
+    }
     const user = login && password ? await this.users.verifyCredentials(login, password) : null;
     if (!user) {
+      await this.throttle.recordFailure(login, req.ip);
       const form = signInPage({ csrfToken: this.session.csrfToken(req, reply), returnTo: target, login, error: FAILED });
       return sendPage(reply, form, { status: 401 });
     }
+    await this.throttle.recordSuccess(login);
     await this.session.signIn(reply, user.id);
     return reply.redirect(target, 303);
   }

@@ -1,6 +1,12 @@
 import { Foundation1763800000000 } from './1763800000000-foundation.js';
 import { CredentialChangeNotifications1763800000001 } from './1763800000001-credential-change-notifications.js';
 import { OAuth1763800000002 } from './1763800000002-oauth.js';
+import { SignInFailures1763800000003 } from './1763800000003-sign-in-failures.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
-export const MIGRATIONS = [Foundation1763800000000, CredentialChangeNotifications1763800000001, OAuth1763800000002];
+export const MIGRATIONS = [
+  Foundation1763800000000,
+  CredentialChangeNotifications1763800000001,
+  OAuth1763800000002,
+  SignInFailures1763800000003,
+];

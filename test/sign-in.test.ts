@@ -1,0 +1,59 @@
+import { DataSource } from 'typeorm';
+import { SIGN_IN_LIMITS } from '../src/sessions/sign-in-throttle.js';
+import { Browser, signIn } from './support/browser.js';
+import { createUser, TEST_PASSWORD } from './support/fixtures.js';
+import { startTestApp, TestApp } from './support/test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+async function failTimes(browser: Browser, login: string, times: number): Promise<void> {
+  for (let i = 0; i < times; i++) expect((await signIn(browser, login, 'wrong-password-guess')).status).toBe(401);
+}
+
+describe('sign-in throttling', () => {
+  it(`locks an account for the rest of 15 minutes after ${SIGN_IN_LIMITS.login} failures, even for the right password`, async () => {
+    const user = await createUser(t);
+    const browser = new Browser(t.url);
+    await failTimes(browser, user.username, SIGN_IN_LIMITS.login);
+
+    const locked = await signIn(browser, user.username, TEST_PASSWORD);
+    expect(locked.status).toBe(429);
+    const retryAfter = Number(locked.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(900);
+    expect(await locked.text()).toContain('Too many failed attempts. Try again in 15 minutes.');
+    expect(browser.cookie('agora_session')).toBeUndefined();
+
+    t.clock.advance(retryAfter * 1000);
+    expect((await signIn(browser, user.username, TEST_PASSWORD)).status).toBe(303);
+  });
+
+  it('forgives an account its failures after a successful sign-in', async () => {
+    const user = await createUser(t);
+    const browser = new Browser(t.url);
+    await failTimes(browser, user.username, SIGN_IN_LIMITS.login - 1);
+    expect((await signIn(browser, user.username, TEST_PASSWORD)).status).toBe(303);
+    await failTimes(new Browser(t.url), user.username, SIGN_IN_LIMITS.login - 1);
+    expect((await signIn(new Browser(t.url), user.username, TEST_PASSWORD)).status).toBe(303);
+  });
+
+  it(`limits one address to ${SIGN_IN_LIMITS.ip} failures across accounts`, async () => {
+    t.clock.advance(15 * 60_000 + 1000); // earlier tests' failures from this address leave the window
+    const browser = new Browser(t.url);
+    for (let i = 0; i < SIGN_IN_LIMITS.ip; i++) expect((await signIn(browser, `nobody-${i}`, 'x-wrong-password')).status).toBe(401);
+    const user = await createUser(t);
+    expect((await signIn(browser, user.username, TEST_PASSWORD)).status).toBe(429);
+    t.clock.advance(15 * 60_000);
+  });
+
+  it('stores failures without the login or the address in clear', async () => {
+    await signIn(new Browser(t.url), 'someone-specific', 'wrong-password-guess');
+    const dump = JSON.stringify(await t.get(DataSource).query('SELECT subject FROM sign_in_failures'));
+    expect(dump).not.toContain('someone-specific');
+    expect(dump).not.toContain('127.0.0.1');
+  });
+});
