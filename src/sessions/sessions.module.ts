@@ -7,13 +7,14 @@ import { SessionsService } from './sessions.service.js';
 import { SignInFailureEntity } from './sign-in-failure.entity.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 import { SignInController } from './sign-in.controller.js';
+import { SignUpController } from './sign-up.controller.js';
 import { WebSession } from './web-session.js';
 
 /** Browser sessions and the sign-in pages (plus the pages' static assets). */
 @Module({
   imports: [TypeOrmModule.forFeature([SessionEntity, SignInFailureEntity]), UsersModule],
   providers: [SessionsService, WebSession, SignInThrottle],
-  controllers: [SignInController, AssetsController],
+  controllers: [SignInController, SignUpController, AssetsController],
   exports: [WebSession, SessionsService, SignInThrottle],
 })
 export class SessionsModule {}

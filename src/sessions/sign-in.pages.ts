@@ -18,6 +18,7 @@ export function signInPage(options: { csrfToken: string; returnTo: string; login
         <input id="password" name="password" type="password" autocomplete="current-password" required />
         <div class="actions stretch"><button type="submit">Sign in</button></div>
       </form>
+      <p class="footnote">New to Agora? <a href="/sign-up?return_to=${encodeURIComponent(options.returnTo)}">Create an account</a></p>
     </div>`,
   });
 }

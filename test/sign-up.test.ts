@@ -1,0 +1,77 @@
+import { UsersService } from '../src/users/users.service.js';
+import { Browser, formFields } from './support/browser.js';
+import { createUser } from './support/fixtures.js';
+import { startTestApp, TestApp } from './support/test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+async function signUp(browser: Browser, values: Record<string, string>, returnTo = '/'): Promise<Response> {
+  const form = await browser.get(`/sign-up?return_to=${encodeURIComponent(returnTo)}`);
+  expect(form.status).toBe(200);
+  return browser.post('/sign-up', { ...formFields(await form.text()), ...values });
+}
+
+const valid = { name: 'Grace Hopper', username: 'grace', email: 'grace@example.com', password: 'cobol-compiler-1959' };
+
+describe('sign-up', () => {
+  it('shows labelled fields with hints', async () => {
+    const page = await (await new Browser(t.url).get('/sign-up')).text();
+    for (const id of ['name', 'username', 'email', 'password']) {
+      expect(page).toContain(`<label for="${id}">`);
+      expect(page).toMatch(new RegExp(`<input\\s+id="${id}"\\s+name="${id}"`));
+    }
+    expect(page).toContain('At least 10 characters');
+  });
+
+  it('creates the account, signs the user in and continues where they were going', async () => {
+    const browser = new Browser(t.url);
+    const res = await signUp(browser, valid, '/oauth/authorize?client_id=x');
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/oauth/authorize?client_id=x');
+    expect(browser.cookie('agora_session')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await t.get(UsersService).getByUsername('grace')).name).toBe('Grace Hopper');
+    expect(await (await browser.get('/')).text()).toContain('Welcome, Grace Hopper');
+  });
+
+  it.each([
+    [{ username: 'taken-name' }, 'username', 'Username is already taken'],
+    [{ email: 'TAKEN@example.com' }, 'email', 'Email is already registered'],
+    [{ username: 'no spaces allowed' }, 'username', 'Username must be 2 to 39 characters'],
+    [{ email: 'not-an-email' }, 'email', 'Email must be a valid address'],
+    [{ password: 'short' }, 'password', 'Password must be at least 10 characters'],
+    [{ password: 'Password123' }, 'password', 'Password is too easy to guess'],
+  ])('answers %j with 422 and the message beside the %s field, keeping what was typed', async (change, field, message) => {
+    await createUser(t, { username: 'taken-name', email: 'taken@example.com' }).catch(() => undefined);
+    const browser = new Browser(t.url);
+    const values = { ...valid, username: 'fresh-user', email: 'fresh@example.com', ...change };
+    const res = await signUp(browser, values);
+    expect(res.status).toBe(422);
+    const page = await res.text();
+    expect(page).toContain(`<p class="field-error" id="${field}-error" role="alert">${message}`);
+    expect(page).toMatch(new RegExp(`id="${field}"[^>]*aria-invalid="true"`));
+    expect(page).toContain(`value="${values.name}"`);
+    expect(page).not.toContain(values.password);
+    expect(browser.cookie('agora_session')).toBeUndefined();
+  });
+
+  it('refuses a form without the CSRF token', async () => {
+    const browser = new Browser(t.url);
+    await browser.get('/sign-up');
+    const res = await browser.post('/sign-up', { ...valid, username: 'forged', email: 'forged@example.com' });
+    expect(res.status).toBe(403);
+    await expect(t.get(UsersService).getByUsername('forged')).rejects.toThrow(/No user/);
+  });
+
+  it('never sends the new user to another site', async () => {
+    const res = await signUp(
+      new Browser(t.url),
+      { ...valid, username: 'wanderer', email: 'wanderer@example.com' },
+      'https://evil.example/',
+    );
+    expect(res.headers.get('location')).toBe('/');
+  });
+});
