@@ -19,6 +19,11 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
+    // Scripts the pages load in the browser.
+    files: ['assets/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     // API tests read JSON bodies whose shape the assertions check.
     files: ['test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

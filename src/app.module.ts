@@ -4,6 +4,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { ClockModule } from './clock/clock.js';
 import { ConfigModule } from './config/config.module.js';
 import { AppConfig } from './config/config.schema.js';
+import { DashboardModule } from './dashboard/dashboard.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DatabaseTarget } from './database/database-target.js';
 import { HttpExceptionFilter } from './errors/http-exception.filter.js';
@@ -32,7 +33,7 @@ export class AppModule {
   static forRoot(config: AppConfig, target: DatabaseTarget): DynamicModule {
     return {
       module: AppModule,
-      imports: [...coreModules(config, target), GraphqlModule, HealthModule, HousekeepingModule],
+      imports: [...coreModules(config, target), DashboardModule, GraphqlModule, HealthModule, HousekeepingModule],
       providers: [{ provide: APP_FILTER, useClass: HttpExceptionFilter }],
     };
   }

@@ -3,9 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OwnAuthentication, Public } from '../auth/public.decorator.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import { messagePage } from '../sessions/sign-in.pages.js';
 import { WebSession } from '../sessions/web-session.js';
-import { CsrfError } from '../web/csrf.js';
 import { sendPage } from '../web/security-headers.js';
 import { AuthorizationCodesService } from './authorization-codes.service.js';
 import {
@@ -48,18 +46,7 @@ export class AuthorizeController {
 
   @Post()
   async decide(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
-    try {
-      this.session.verifyCsrf(req);
-    } catch (err) {
-      if (!(err instanceof CsrfError)) throw err;
-      return sendPage(
-        reply,
-        messagePage('Form expired', 'This form was not sent from this site or has expired. Go back to the application and start again.'),
-        {
-          status: 403,
-        },
-      );
-    }
+    if (!this.session.acceptForm(req, reply)) return reply;
     const body = (req.body ?? {}) as Record<string, unknown>;
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(body)) {

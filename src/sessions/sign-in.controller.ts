@@ -4,12 +4,11 @@ import { OwnAuthentication, Public } from '../auth/public.decorator.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { UsersService } from '../users/users.service.js';
-import { CsrfError } from '../web/csrf.js';
 import { html } from '../web/html.js';
 import { page } from '../web/layout.js';
 import { safeReturnTo } from '../web/return-to.js';
 import { sendPage } from '../web/security-headers.js';
-import { messagePage, signInPage } from './sign-in.pages.js';
+import { signInPage } from './sign-in.pages.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 import { WebSession } from './web-session.js';
 
@@ -37,7 +36,7 @@ export class SignInController {
   @Post('sign-in')
   async signIn(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Body() body: Record<string, unknown>): Promise<FastifyReply> {
     const target = safeReturnTo(body?.return_to, this.config.baseUrl);
-    if (!this.checkForm(req, reply)) return reply;
+    if (!this.session.acceptForm(req, reply)) return reply;
     const login = typeof body.login === 'string' ? body.login : '';
     const password = typeof body.password === 'string' ? body.password : '';
     const wait = await this.throttle.retryAfterSeconds(login, req.ip);
@@ -65,7 +64,7 @@ export class SignInController {
 
   @Post('sign-out')
   async signOut(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
-    if (!this.checkForm(req, reply)) return reply;
+    if (!this.session.acceptForm(req, reply)) return reply;
     await this.session.signOut(req, reply);
     return reply.redirect('/sign-in', 303);
   }
@@ -80,23 +79,5 @@ export class SignInController {
       <p>The GraphQL API is at <code>${this.config.baseUrl}/graphql</code>.</p>
     </div>`;
     return sendPage(reply, page({ title: 'Home', body, user: signedIn.user, csrfToken: this.session.csrfToken(req, reply) }));
-  }
-
-  /** False (with a 403 page sent) when the form fails the CSRF check. */
-  private checkForm(req: FastifyRequest, reply: FastifyReply): boolean {
-    try {
-      this.session.verifyCsrf(req);
-      return true;
-    } catch (err) {
-      if (!(err instanceof CsrfError)) throw err;
-      sendPage(
-        reply,
-        messagePage('Form expired', 'This form was not sent from this site or has expired. Go back, reload the page and try again.'),
-        {
-          status: 403,
-        },
-      );
-      return false;
-    }
   }
 }

@@ -5,10 +5,8 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { UserError } from '../users/users.errors.js';
 import { UsersService } from '../users/users.service.js';
-import { CsrfError } from '../web/csrf.js';
 import { safeReturnTo } from '../web/return-to.js';
 import { sendPage } from '../web/security-headers.js';
-import { messagePage } from './sign-in.pages.js';
 import { signUpPage } from './sign-up.pages.js';
 import { WebSession } from './web-session.js';
 
@@ -35,18 +33,7 @@ export class SignUpController {
   @Post()
   async create(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Body() body: Record<string, unknown>): Promise<FastifyReply> {
     const target = safeReturnTo(body?.return_to, this.config.baseUrl);
-    try {
-      this.session.verifyCsrf(req);
-    } catch (err) {
-      if (!(err instanceof CsrfError)) throw err;
-      return sendPage(
-        reply,
-        messagePage('Form expired', 'This form was not sent from this site or has expired. Go back, reload the page and try again.'),
-        {
-          status: 403,
-        },
-      );
-    }
+    if (!this.session.acceptForm(req, reply)) return reply;
     const values = { username: text(body.username), email: text(body.email), name: text(body.name) };
     try {
       const user = await this.users.create({ ...values, password: text(body.password) });

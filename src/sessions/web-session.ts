@@ -2,7 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import { csrfToken, verifyCsrf } from '../web/csrf.js';
+import { CsrfError, csrfToken, verifyCsrf } from '../web/csrf.js';
+import { sendPage } from '../web/security-headers.js';
+import { messagePage } from './sign-in.pages.js';
 import { SessionsService, SignedInUser } from './sessions.service.js';
 
 export const SESSION_COOKIE = 'agora_session';
@@ -41,5 +43,30 @@ export class WebSession {
 
   verifyCsrf(req: FastifyRequest): void {
     verifyCsrf(req, this.config.baseUrl);
+  }
+
+  /** The signed-in user, or null after redirecting the browser to sign in and come back here. */
+  async requireUser(req: FastifyRequest, reply: FastifyReply): Promise<SignedInUser | null> {
+    const signedIn = await this.current(req);
+    if (!signedIn) void reply.redirect(`/sign-in?return_to=${encodeURIComponent(req.url)}`, 303);
+    return signedIn;
+  }
+
+  /** True when the posted form passes the CSRF check; otherwise answers 403 with a page and returns false. */
+  acceptForm(req: FastifyRequest, reply: FastifyReply): boolean {
+    try {
+      this.verifyCsrf(req);
+      return true;
+    } catch (err) {
+      if (!(err instanceof CsrfError)) throw err;
+      sendPage(
+        reply,
+        messagePage('Form expired', 'This form was not sent from this site or has expired. Go back, reload the page and try again.'),
+        {
+          status: 403,
+        },
+      );
+      return false;
+    }
   }
 }

@@ -8,9 +8,11 @@ export interface PageOptions {
   csrfToken?: string;
   /** Narrow centred card (sign-in, consent) rather than the wide dashboard layout. */
   narrow?: boolean;
+  /** Which main navigation entry is this page. */
+  current?: 'account';
 }
 
-export function page({ title, body, user, csrfToken, narrow }: PageOptions): string {
+export function page({ title, body, user, csrfToken, narrow, current }: PageOptions): string {
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -25,13 +27,16 @@ export function page({ title, body, user, csrfToken, narrow }: PageOptions): str
           <a class="brand" href="/">Agora</a>
           ${
             user
-              ? html`<nav class="account">
-                  <span class="who">${user.name} <span class="muted">@${user.username}</span></span>
-                  <form method="post" action="/sign-out">
-                    <input type="hidden" name="_csrf" value="${csrfToken ?? ''}" />
-                    <button class="link" type="submit">Sign out</button>
-                  </form>
-                </nav>`
+              ? html`<nav class="main" aria-label="Main">
+                    <a href="/account" ${current === 'account' ? html`aria-current="page"` : ''}>Account &amp; tokens</a>
+                  </nav>
+                  <nav class="account">
+                    <span class="who">${user.name} <span class="muted">@${user.username}</span></span>
+                    <form method="post" action="/sign-out">
+                      <input type="hidden" name="_csrf" value="${csrfToken ?? ''}" />
+                      <button class="link" type="submit">Sign out</button>
+                    </form>
+                  </nav>`
               : null
           }
         </header>

@@ -1,0 +1,142 @@
+import { PERSONAL_TOKEN_SCOPES, SCOPES } from '../auth/scopes.js';
+import type { PersonalToken } from '../personal-tokens/personal-token.model.js';
+import type { SignedInUser } from '../sessions/sessions.service.js';
+import { html } from '../web/html.js';
+import { fieldError, page } from '../web/layout.js';
+
+const day = (d: Date | null): string => (d ? new Date(d).toISOString().slice(0, 10) : '—');
+
+export interface AccountPageOptions {
+  signedIn: SignedInUser;
+  csrfToken: string;
+  tokens: PersonalToken[];
+  /** A token just created: shown this once. */
+  created?: { name: string; token: string };
+  revoked?: string;
+  errors?: Record<string, string>;
+  values?: { name?: string; scopes?: string[]; expiresAt?: string };
+}
+
+export function accountPage(o: AccountPageOptions): string {
+  const active = o.tokens.filter((t) => !t.revokedAt);
+  const values = o.values ?? {};
+  return page({
+    title: 'Account',
+    user: o.signedIn.user,
+    csrfToken: o.csrfToken,
+    current: 'account',
+    body: html` <h1>Your account</h1>
+      <div class="card">
+        <dl class="profile">
+          <dt>Name</dt>
+          <dd>${o.signedIn.user.name}</dd>
+          <dt>Username</dt>
+          <dd>@${o.signedIn.user.username}</dd>
+          <dt>Email</dt>
+          <dd>${o.signedIn.user.email}</dd>
+        </dl>
+      </div>
+
+      <h2 class="section" id="tokens">Personal access tokens</h2>
+      <p class="lead">
+        For your own scripts and automation: send one in the <code>Private-Token</code> header. A token works until you revoke it or it
+        expires.
+      </p>
+      ${
+        o.created
+          ? html`<div class="alert ok" role="status">
+              <strong>Your new token “${o.created.name}”</strong>
+              <div class="secret-box">
+                <code id="new-token" class="secret">${o.created.token}</code
+                ><button type="button" class="secondary" data-copy="new-token" hidden>Copy</button>
+              </div>
+              <strong>Copy it now: it will not be shown again.</strong>
+            </div>`
+          : null
+      }
+      ${o.revoked ? html`<div class="alert ok" role="status">Token “${o.revoked}” revoked. Requests using it now fail.</div>` : null}
+
+      <div class="card">
+        <form method="post" action="/account/tokens" novalidate>
+          <input type="hidden" name="_csrf" value="${o.csrfToken}" />
+          <label for="token-name">Token name</label>
+          <input
+            id="token-name"
+            name="name"
+            type="text"
+            required
+            value="${values.name ?? ''}"
+            aria-invalid="${o.errors?.name ? 'true' : 'false'}"
+            placeholder="deploy script"
+          />
+          ${fieldError(o.errors?.name, 'token-name')}
+          <fieldset class="checks">
+            <legend><strong>Scopes</strong></legend>
+            ${PERSONAL_TOKEN_SCOPES.map(
+              (scope) =>
+                html`<label
+                  ><input type="checkbox" name="scopes" value="${scope}" ${values.scopes?.includes(scope) ? 'checked' : ''} />
+                  <span><code>${scope}</code> — ${SCOPES[scope]}</span></label
+                >`,
+            )}
+          </fieldset>
+          ${fieldError(o.errors?.scopes, 'scopes')}
+          <label for="token-expires">Expires on (optional)</label>
+          <input id="token-expires" name="expires_at" type="date" value="${values.expiresAt ?? ''}" />
+          ${fieldError(o.errors?.expiresAt, 'token-expires')}
+          <div class="actions"><button type="submit">Create token</button></div>
+        </form>
+      </div>
+
+      <h2 class="section">Active tokens</h2>
+      ${
+        active.length === 0
+          ? html`<p class="empty">You have no active personal access tokens.</p>`
+          : html`<table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col"><span class="muted">Action</span></th>
+                </tr>
+              </thead>
+              <tbody>
+                ${active.map(
+                  (t) =>
+                    html`<tr>
+                      <td>${t.name}</td>
+                      <td>${t.scopes.map((s) => html`<span class="tag">${s}</span>`)}</td>
+                      <td>${day(t.createdAt)}</td>
+                      <td>${t.lastUsedAt ? day(t.lastUsedAt) : 'Never'}</td>
+                      <td>${t.expiresAt ? day(t.expiresAt) : 'Never'}</td>
+                      <td><a class="button secondary" href="/account/tokens/${t.id}/revoke">Revoke…</a></td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }`,
+  });
+}
+
+export function confirmRevokePage(o: { signedIn: SignedInUser; csrfToken: string; token: PersonalToken }): string {
+  return page({
+    title: 'Revoke token',
+    narrow: true,
+    user: o.signedIn.user,
+    csrfToken: o.csrfToken,
+    body: html`<div class="card">
+      <h1>Revoke “${o.token.name}”?</h1>
+      <p>Scripts using this token will get <code>401 Unauthorized</code> from their very next request. This cannot be undone.</p>
+      <form method="post" action="/account/tokens/${o.token.id}/revoke">
+        <input type="hidden" name="_csrf" value="${o.csrfToken}" />
+        <div class="actions stretch">
+          <a class="button secondary" href="/account#tokens">Cancel</a>
+          <button type="submit" class="danger">Revoke token</button>
+        </div>
+      </form>
+    </div>`,
+  });
+}

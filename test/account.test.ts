@@ -1,0 +1,109 @@
+import { Browser, formFields, signIn } from './support/browser.js';
+import { createUser, createUserWithToken, TEST_PASSWORD } from './support/fixtures.js';
+import { graphql } from './support/http.js';
+import { startTestApp, TestApp } from './support/test-app.js';
+import type { User } from '../src/users/user.model.js';
+
+let t: TestApp;
+let user: User;
+let browser: Browser;
+beforeAll(async () => {
+  t = await startTestApp();
+  user = await createUser(t, { name: 'Ada Account' });
+  browser = new Browser(t.url);
+  await signIn(browser, user.username, TEST_PASSWORD);
+});
+afterAll(() => t.close());
+
+/** Posts the token form of the account page (multi-valued `scopes` as repeated fields). */
+async function createToken(values: { name: string; scopes: string[]; expires_at?: string }): Promise<Response> {
+  const page = await browser.get('/account');
+  const { _csrf } = formFields(await page.text());
+  const body = new URLSearchParams({ _csrf: _csrf!, name: values.name, expires_at: values.expires_at ?? '' });
+  for (const scope of values.scopes) body.append('scopes', scope);
+  return fetch(`${t.url}/account/tokens`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      origin: t.url,
+      cookie: `agora_session=${browser.cookie('agora_session')}; agora_csrf=${browser.cookie('agora_csrf')}`,
+    },
+    body: body.toString(),
+    redirect: 'manual',
+  });
+}
+
+describe('the account page', () => {
+  it('asks a signed-out visitor to sign in first, then comes back', async () => {
+    const res = await new Browser(t.url).get('/account');
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/sign-in?return_to=%2Faccount');
+  });
+
+  it('shows the profile', async () => {
+    const page = await (await browser.get('/account')).text();
+    expect(page).toContain('Ada Account');
+    expect(page).toContain(`@${user.username}`);
+    expect(page).toContain(user.email);
+    expect(page).toContain('You have no active personal access tokens.');
+  });
+
+  it('creates a token, shows it once with a warning, and the token works on the API', async () => {
+    const res = await createToken({ name: 'deploy script', scopes: ['read_api'], expires_at: '2099-12-31' });
+    expect(res.status).toBe(201);
+    const page = await res.text();
+    const token = /<code id="new-token" class="secret">(agora_pat_[0-9A-Za-z]+)<\/code\s*>/.exec(page)?.[1];
+    expect(token).toBeDefined();
+    expect(page).toContain('Copy it now: it will not be shown again.');
+    expect(page).toContain('data-copy="new-token"');
+
+    const api = await graphql(t.url, '{ viewer { name } }', { privateToken: token! });
+    expect(api.body.data?.viewer.name).toBe('Ada Account');
+
+    const later = await (await browser.get('/account')).text();
+    expect(later).not.toContain(token!);
+    expect(later).toMatch(/<td>deploy script<\/td>/);
+    expect(later).toContain('<span class="tag">read_api</span>');
+    expect(later).toContain('<td>2099-12-31</td>');
+  });
+
+  it.each([
+    [{ name: '', scopes: ['api'] }, 'token-name-error', 'Name must be 1 to 100 characters'],
+    [{ name: 'no scopes', scopes: [] }, 'scopes-error', 'Scopes must be one or more of: api, read_api'],
+    [{ name: 'bad scope', scopes: ['openid'] }, 'scopes-error', 'Scopes must be one or more of'],
+    [{ name: 'past', scopes: ['api'], expires_at: '2001-01-01' }, 'token-expires-error', 'Expiry date must be in the future'],
+  ])('answers %j with 422 and the message beside the field', async (values, id, message) => {
+    const res = await createToken(values);
+    expect(res.status).toBe(422);
+    expect(await res.text()).toContain(`<p class="field-error" id="${id}" role="alert">${message}`);
+  });
+
+  it('revokes a token after confirmation; the very next API request fails', async () => {
+    const created = await (await createToken({ name: 'to revoke', scopes: ['api'] })).text();
+    const token = /(agora_pat_[0-9A-Za-z]+)/.exec(created)![1]!;
+    const id = /href="\/account\/tokens\/([0-9a-f-]{36})\/revoke"/.exec(created)![1]!;
+    expect((await graphql(t.url, '{ viewer { id } }', { privateToken: token })).status).toBe(200);
+
+    const confirm = await browser.get(`/account/tokens/${id}/revoke`);
+    expect(confirm.status).toBe(200);
+    const confirmPage = await confirm.text();
+    expect(confirmPage).toContain('Revoke “to revoke”?');
+    const done = await browser.post(`/account/tokens/${id}/revoke`, formFields(confirmPage));
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain('Token “to revoke” revoked.');
+    expect((await graphql(t.url, '{ viewer { id } }', { privateToken: token })).status).toBe(401);
+  });
+
+  it("cannot revoke another user's token", async () => {
+    const other = await createUserWithToken(t);
+    const page = await browser.get('/account');
+    const res = await browser.post(`/account/tokens/${other.tokenId}/revoke`, formFields(await page.text()));
+    expect(res.status).toBe(303);
+    expect((await graphql(t.url, '{ viewer { id } }', { privateToken: other.token })).status).toBe(200);
+  });
+
+  it('refuses a forged form without the CSRF token', async () => {
+    const res = await browser.post('/account/tokens', { name: 'forged', scopes: 'api' });
+    expect(res.status).toBe(403);
+  });
+});
