@@ -177,6 +177,13 @@ describe('sign-in and consent pages', () => {
     expect(res.status).toBe(403);
   });
 
+  it('accept a form posted with Origin: null, as browsers send it under Referrer-Policy: no-referrer', async () => {
+    const consent = await pages.get(authorizeQuery({ state: 'null-origin' }));
+    const res = await pages.post('/oauth/authorize', { ...formFields(await consent.text()), decision: 'deny' }, { origin: 'null' });
+    expect(res.status).toBe(302);
+    expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('access_denied');
+  });
+
   it('answer a wrong password with one generic message and status 401', async () => {
     const fresh = new Browser(t.url);
     const wrong = await signIn(fresh, user.username, 'not-the-password');

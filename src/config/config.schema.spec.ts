@@ -25,6 +25,10 @@ describe('loadConfig', () => {
     expect(config.oauth).toEqual({ codeTtlMs: 60_000, accessTokenTtlMs: 3_600_000 });
   });
 
+  it('derives BASE_URL from PORT when only the port is set', () => {
+    expect(loadConfig({ PORT: '3456' }).baseUrl).toBe('http://localhost:3456');
+  });
+
   it('drops a trailing slash from BASE_URL and sets Secure cookies for https', () => {
     const config = loadConfig({ BASE_URL: 'https://agora.example.com/' });
     expect(config.baseUrl).toBe('https://agora.example.com');

@@ -28,9 +28,9 @@ export const environmentSchema = z.object({
   PORT: port.default(3000),
   BASE_URL: z
     .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL such as https://agora.example.com' })
-    .default('http://localhost:3000')
-    .refine((v) => !/[?#]/.test(v), 'must not contain a query or fragment')
-    .transform((v) => v.replace(/\/+$/, '')),
+    .optional()
+    .refine((v) => v === undefined || !/[?#]/.test(v), 'must not contain a query or fragment')
+    .transform((v) => v?.replace(/\/+$/, '')),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\/.+/, 'must be a postgres:// or postgresql:// URL (unset it to use the embedded database)')
@@ -125,7 +125,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     env: e.NODE_ENV,
     host: e.HOST,
     port: e.PORT,
-    baseUrl: e.BASE_URL,
+    // Unset, it follows PORT, so changing only the port keeps forms and redirects working.
+    baseUrl: e.BASE_URL ?? `http://localhost:${e.PORT}`,
     trustProxy: e.TRUST_PROXY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
     logLevel: e.LOG_LEVEL,
@@ -141,7 +142,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       cacheTtlMs: e.AUTH_CACHE_TTL_SECONDS * 1000,
     },
     secretKey: e.SECRET_KEY,
-    secureCookies: e.BASE_URL.startsWith('https:'),
+    secureCookies: (e.BASE_URL ?? '').startsWith('https:'),
     sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
     oauth: {
       codeTtlMs: e.OAUTH_CODE_TTL_SECONDS * 1000,

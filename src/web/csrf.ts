@@ -24,10 +24,14 @@ export function csrfToken(req: FastifyRequest, reply: FastifyReply, secure: bool
   return token;
 }
 
-/** Rejects a form post whose token does not match its cookie, or that comes from another origin. */
+/**
+ * Rejects a form post whose token does not match its cookie, or that names another origin. Pages send
+ * `Referrer-Policy: no-referrer`, under which browsers send `Origin: null` on form posts: that value
+ * says nothing, and the token (whose cookie is SameSite=Strict, so never sent cross-site) decides.
+ */
 export function verifyCsrf(req: FastifyRequest, baseUrl: string): void {
   const origin = req.headers.origin;
-  if (origin !== undefined && origin !== new URL(baseUrl).origin) throw new CsrfError();
+  if (origin !== undefined && origin !== 'null' && origin !== new URL(baseUrl).origin) throw new CsrfError();
   const cookie = req.cookies[CSRF_COOKIE];
   const field = (req.body as Record<string, unknown> | undefined)?.[CSRF_FIELD];
   if (typeof cookie !== 'string' || typeof field !== 'string' || cookie.length !== field.length) throw new CsrfError();
