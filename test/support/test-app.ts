@@ -53,9 +53,12 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts the whole service on a database of its own, listening on a real port. */
-export async function startTestApp(env: Record<string, string> = {}, extra: { controllers?: Type[] } = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  extra: { controllers?: Type[]; port?: number } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase();
-  const port = await freePort();
+  const port = extra.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', BASE_URL: url, SECRET_KEY: TEST_SECRET_KEY, ...database.env, ...env });
   const target = await openDatabaseTarget(config);

@@ -1,0 +1,128 @@
+import { createServer, Server } from 'node:http';
+import { resolve } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { ApplicationsService } from '../../src/oauth/applications.service.js';
+import { graphql } from '../support/http.js';
+import { ROOT } from '../support/processes.js';
+import { freePort, startTestApp, TestApp } from '../support/test-app.js';
+import { launchChromium } from './chromium.js';
+
+const SHOTS = resolve(ROOT, 'docs/screenshots');
+
+let t: TestApp;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  // Pages are opened at BASE_URL's host, as users would (forms check the origin).
+  const port = await freePort();
+  t = await startTestApp({ BASE_URL: `http://localhost:${port}`, PORT: String(port) }, { port });
+  browser = await launchChromium();
+  page = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+describe('a new user in the browser', () => {
+  it('signs up, creates a personal token, uses it, revokes it, and the next request fails', async () => {
+    await page.goto(`${t.config.baseUrl}/sign-up`);
+    await page.fill('#name', 'Katherine Johnson');
+    await page.fill('#username', 'katherine');
+    await page.fill('#email', 'katherine@example.com');
+    await page.fill('#password', 'orbital-mechanics-1962');
+    await page.click('button[type=submit]');
+    await page.waitForURL(`${t.config.baseUrl}/`);
+
+    await page.click('text=Account & tokens');
+    await page.fill('#token-name', 'reporting script');
+    await page.check('input[value=api]');
+    await page.click('text=Create token');
+    const token = (await page.textContent('#new-token'))!.trim();
+    expect(token).toMatch(/^agora_pat_/);
+    await page.screenshot({ path: `${SHOTS}/account-token-created.png`, fullPage: true });
+
+    expect((await graphql(t.url, '{ viewer { name } }', { privateToken: token })).body.data?.viewer.name).toBe('Katherine Johnson');
+
+    await page.click('text=Revoke…');
+    await page.click('button:has-text("Revoke token")');
+    await page.waitForSelector('text=revoked. Requests using it now fail.');
+    expect((await graphql(t.url, '{ viewer { name } }', { privateToken: token })).status).toBe(401);
+  });
+
+  it('is told about a duplicate username next to the field', async () => {
+    const fresh = await browser.newPage();
+    await fresh.goto(`${t.config.baseUrl}/sign-up`);
+    await fresh.fill('#name', 'Someone Else');
+    await fresh.fill('#username', 'katherine');
+    await fresh.fill('#email', 'someone@example.com');
+    await fresh.fill('#password', 'another-long-passphrase');
+    await fresh.click('button[type=submit]');
+    await fresh.waitForSelector('#username-error');
+    expect(await fresh.textContent('#username-error')).toBe('Username is already taken');
+    await fresh.screenshot({ path: `${SHOTS}/sign-up-error.png` });
+    await fresh.close();
+  });
+});
+
+describe('OAuth consent in the browser', () => {
+  let client: Server;
+  let callbackUrl: string;
+  const arrived: URL[] = [];
+
+  beforeAll(async () => {
+    const port = await freePort();
+    callbackUrl = `http://localhost:${port}/callback`;
+    client = createServer((req, res) => {
+      arrived.push(new URL(req.url!, callbackUrl));
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<p id="back">Back at the client</p>');
+    });
+    await new Promise<void>((done) => client.listen(port, 'localhost', done));
+  });
+  afterAll(() => new Promise<void>((done) => client.close(() => done())));
+
+  it('signs in, approves, and the browser lands on the client redirect URI with a code', async () => {
+    const { UsersService } = await import('../../src/users/users.service.js');
+    const owner = await t.get(UsersService).getByUsername('katherine');
+    const { application } = await t
+      .get(ApplicationsService)
+      .create(owner.id, { name: 'Mission Planner', redirectUris: [callbackUrl], scopes: ['openid', 'api'] });
+    const fresh = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: application.clientId,
+      redirect_uri: callbackUrl,
+      scope: 'openid api',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      state: 'browser-state',
+    });
+    await fresh.goto(`${t.config.baseUrl}/oauth/authorize?${query}`);
+    await fresh.waitForSelector('#login');
+    await fresh.fill('#login', 'katherine');
+    await fresh.fill('#password', 'orbital-mechanics-1962');
+    await fresh.screenshot({ path: `${SHOTS}/sign-in.png` });
+    await fresh.click('button[type=submit]');
+    await fresh.waitForSelector('text=Mission Planner wants to use your Agora account');
+    await fresh.screenshot({ path: `${SHOTS}/consent.png` });
+    await fresh.click('button:has-text("Authorize")');
+    await fresh.waitForSelector('#back');
+
+    const back = arrived.find((u) => u.pathname === '/callback')!;
+    expect(back.searchParams.get('state')).toBe('browser-state');
+    expect(back.searchParams.get('iss')).toBe(t.config.baseUrl);
+    expect(back.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await fresh.close();
+  });
+
+  it('shows one generic message for a wrong password', async () => {
+    const fresh = await browser.newPage();
+    await fresh.goto(`${t.config.baseUrl}/sign-in`);
+    await fresh.fill('#login', 'katherine');
+    await fresh.fill('#password', 'not-her-password');
+    await fresh.click('button[type=submit]');
+    await fresh.waitForSelector('text=Incorrect username, email or password.');
+    await fresh.close();
+  });
+});
