@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
 import { PersonalTokensModule } from '../personal-tokens/personal-tokens.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
+import { OAuthModule } from '../oauth/oauth.module.js';
 import { AccountController } from './account.controller.js';
+import { ApplicationsController } from './applications.controller.js';
 
 /** The dashboard pages for signed-in users. */
-@Module({ imports: [SessionsModule, PersonalTokensModule], controllers: [AccountController] })
+@Module({ imports: [SessionsModule, PersonalTokensModule, OAuthModule], controllers: [AccountController, ApplicationsController] })
 export class DashboardModule {}

@@ -1,7 +1,6 @@
 import { createServer, Server } from 'node:http';
 import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { ApplicationsService } from '../../src/oauth/applications.service.js';
 import { graphql } from '../support/http.js';
 import { ROOT } from '../support/processes.js';
 import { freePort, startTestApp, TestApp } from '../support/test-app.js';
@@ -82,38 +81,69 @@ describe('OAuth consent in the browser', () => {
   });
   afterAll(() => new Promise<void>((done) => client.close(() => done())));
 
-  it('signs in, approves, and the browser lands on the client redirect URI with a code', async () => {
+  it('registers an application, authorizes it, sees it under authorized apps, revokes it: the token stops working', async () => {
+    // The developer (signed in from the first test) registers the application.
+    await page.goto(`${t.config.baseUrl}/applications`);
+    await page.fill('#app-name', 'Mission Planner');
+    await page.fill('#redirect-uris', callbackUrl);
+    await page.click('button:has-text("Register application")');
+    const clientId = (await page.textContent('#client-id'))!.trim();
+    const clientSecret = (await page.textContent('#client-secret'))!.trim();
+    await page.screenshot({ path: `${SHOTS}/application-registered.png`, fullPage: true });
+
+    // A user signs in through the authorization request and approves.
     const { UsersService } = await import('../../src/users/users.service.js');
-    const owner = await t.get(UsersService).getByUsername('katherine');
-    const { application } = await t
-      .get(ApplicationsService)
-      .create(owner.id, { name: 'Mission Planner', redirectUris: [callbackUrl], scopes: ['openid', 'api'] });
-    const fresh = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
+    await t
+      .get(UsersService)
+      .create({ username: 'dorothy', email: 'dorothy@example.com', name: 'Dorothy Vaughan', password: 'fortran-pioneer-1961' });
+    const user = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
+    const verifier = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk'; // RFC 7636 Appendix B
     const query = new URLSearchParams({
       response_type: 'code',
-      client_id: application.clientId,
+      client_id: clientId,
       redirect_uri: callbackUrl,
-      scope: 'openid api',
+      scope: 'openid profile api',
       code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
       code_challenge_method: 'S256',
       state: 'browser-state',
     });
-    await fresh.goto(`${t.config.baseUrl}/oauth/authorize?${query}`);
-    await fresh.waitForSelector('#login');
-    await fresh.fill('#login', 'katherine');
-    await fresh.fill('#password', 'orbital-mechanics-1962');
-    await fresh.screenshot({ path: `${SHOTS}/sign-in.png` });
-    await fresh.click('button[type=submit]');
-    await fresh.waitForSelector('text=Mission Planner wants to use your Agora account');
-    await fresh.screenshot({ path: `${SHOTS}/consent.png` });
-    await fresh.click('button:has-text("Authorize")');
-    await fresh.waitForSelector('#back');
+    await user.goto(`${t.config.baseUrl}/oauth/authorize?${query}`);
+    await user.waitForSelector('#login');
+    await user.fill('#login', 'dorothy');
+    await user.fill('#password', 'fortran-pioneer-1961');
+    await user.screenshot({ path: `${SHOTS}/sign-in.png` });
+    await user.click('button[type=submit]');
+    await user.waitForSelector('text=Mission Planner wants to use your Agora account');
+    await user.screenshot({ path: `${SHOTS}/consent.png` });
+    await user.click('button:has-text("Authorize")');
+    await user.waitForSelector('#back');
 
     const back = arrived.find((u) => u.pathname === '/callback')!;
     expect(back.searchParams.get('state')).toBe('browser-state');
     expect(back.searchParams.get('iss')).toBe(t.config.baseUrl);
-    expect(back.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    await fresh.close();
+    const exchange = await fetch(`${t.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uri: callbackUrl,
+        code: back.searchParams.get('code')!,
+        code_verifier: verifier,
+      }).toString(),
+    });
+    const { access_token } = (await exchange.json()) as { access_token: string };
+    expect((await graphql(t.url, '{ viewer { name } }', { bearer: access_token })).body.data?.viewer.name).toBe('Dorothy Vaughan');
+
+    // The user finds it under authorized applications and revokes it.
+    await user.goto(`${t.config.baseUrl}/account/authorized`);
+    await user.waitForSelector('text=Mission Planner');
+    await user.screenshot({ path: `${SHOTS}/authorized-applications.png` });
+    await user.click('button:has-text("Revoke access")');
+    await user.waitForSelector('text=Access for “Mission Planner” revoked.');
+    expect((await graphql(t.url, '{ viewer { name } }', { bearer: access_token })).status).toBe(401);
+    await user.close();
   });
 
   it('shows one generic message for a wrong password', async () => {

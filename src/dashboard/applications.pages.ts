@@ -1,0 +1,194 @@
+import { SCOPES, ScopeName } from '../auth/scopes.js';
+import type { Application } from '../oauth/application.model.js';
+import type { AuthorizedApplication } from '../oauth/grants.service.js';
+import type { SignedInUser } from '../sessions/sessions.service.js';
+import { html } from '../web/html.js';
+import { fieldError, page } from '../web/layout.js';
+
+const day = (d: Date): string => new Date(d).toISOString().slice(0, 10);
+const tags = (scopes: string[]) => scopes.map((s) => html`<span class="tag">${s}</span>`);
+
+interface Common {
+  signedIn: SignedInUser;
+  csrfToken: string;
+}
+
+export function applicationsPage(
+  o: Common & {
+    applications: Application[];
+    errors?: Record<string, string>;
+    values?: { name?: string; redirectUris?: string; scopes?: string[] };
+  },
+): string {
+  const values = o.values ?? {};
+  const chosen = values.scopes ?? ['openid', 'profile', 'api'];
+  return page({
+    title: 'Applications',
+    user: o.signedIn.user,
+    csrfToken: o.csrfToken,
+    current: 'applications',
+    body: html` <h1>Your applications</h1>
+      <p class="lead">OAuth applications you develop. They sign users in with Agora and call the API on their behalf.</p>
+      ${
+        o.applications.length === 0
+          ? html`<p class="empty">You have not registered an application yet.</p>`
+          : html`<table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Application ID</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${o.applications.map(
+                  (a) =>
+                    html`<tr>
+                      <td><a href="/applications/${a.id}">${a.name}</a></td>
+                      <td><code>${a.clientId}</code></td>
+                      <td>${tags(a.scopes)}</td>
+                      <td>${day(a.createdAt)}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }
+      <h2 class="section">Register an application</h2>
+      <div class="card">
+        <form method="post" action="/applications" novalidate>
+          <input type="hidden" name="_csrf" value="${o.csrfToken}" />
+          <label for="app-name">Name</label>
+          <input
+            id="app-name"
+            name="name"
+            type="text"
+            required
+            value="${values.name ?? ''}"
+            aria-invalid="${o.errors?.name ? 'true' : 'false'}"
+          />
+          ${fieldError(o.errors?.name, 'app-name')}
+          <label for="redirect-uris">Redirect URIs</label>
+          <textarea
+            id="redirect-uris"
+            name="redirect_uris"
+            rows="3"
+            required
+            aria-describedby="redirect-uris-hint"
+            aria-invalid="${o.errors?.redirectUris ? 'true' : 'false'}"
+          >
+${values.redirectUris ?? ''}</textarea>
+          <p class="hint" id="redirect-uris-hint">One per line. Matched exactly; https, or http for localhost.</p>
+          ${fieldError(o.errors?.redirectUris, 'redirect-uris')}
+          <fieldset class="checks">
+            <legend><strong>Scopes the application may request</strong></legend>
+            ${(Object.keys(SCOPES) as ScopeName[]).map(
+              (s) =>
+                html`<label
+                  ><input type="checkbox" name="scopes" value="${s}" ${chosen.includes(s) ? 'checked' : ''} /><span
+                    ><code>${s}</code> — ${SCOPES[s]}</span
+                  ></label
+                >`,
+            )}
+          </fieldset>
+          ${fieldError(o.errors?.scopes, 'scopes')}
+          <div class="actions"><button type="submit">Register application</button></div>
+        </form>
+      </div>`,
+  });
+}
+
+export function applicationPage(o: Common & { application: Application; baseUrl: string; secret?: string }): string {
+  const a = o.application;
+  return page({
+    title: a.name,
+    user: o.signedIn.user,
+    csrfToken: o.csrfToken,
+    current: 'applications',
+    body: html` <p><a href="/applications">← Applications</a></p>
+      <h1>${a.name}</h1>
+      ${
+        o.secret
+          ? html`<div class="alert ok" role="status">
+              <strong>Application Secret</strong>
+              <div class="secret-box">
+                <code id="client-secret" class="secret">${o.secret}</code
+                ><button type="button" class="secondary" data-copy="client-secret" hidden>Copy</button>
+              </div>
+              <strong>Copy it now: it will not be shown again.</strong> Keep it on your server.
+            </div>`
+          : null
+      }
+      <div class="card">
+        <dl class="profile">
+          <dt>Application ID</dt>
+          <dd><code id="client-id">${a.clientId}</code></dd>
+          <dt>Redirect URIs</dt>
+          <dd>${a.redirectUris.map((u) => html`<code>${u}</code><br />`)}</dd>
+          <dt>Scopes</dt>
+          <dd>${tags(a.scopes)}</dd>
+          <dt>Authorization URL</dt>
+          <dd><code>${o.baseUrl}/oauth/authorize</code></dd>
+          <dt>Token URL</dt>
+          <dd><code>${o.baseUrl}/oauth/token</code></dd>
+          <dt>Discovery URL</dt>
+          <dd><code>${o.baseUrl}/.well-known/openid-configuration</code></dd>
+        </dl>
+      </div>
+      <h2 class="section">Secret</h2>
+      <form method="post" action="/applications/${a.id}/secret">
+        <input type="hidden" name="_csrf" value="${o.csrfToken}" />
+        <p class="hint">A new secret replaces the current one at once: update your application's configuration right after.</p>
+        <div class="actions"><button type="submit" class="secondary">Regenerate secret</button></div>
+      </form>
+      <h2 class="section">Delete</h2>
+      <form method="post" action="/applications/${a.id}/delete">
+        <input type="hidden" name="_csrf" value="${o.csrfToken}" />
+        <p class="hint">Deleting the application stops every token issued to it.</p>
+        <div class="actions"><button type="submit" class="danger">Delete application</button></div>
+      </form>`,
+  });
+}
+
+export function authorizedPage(o: Common & { grants: AuthorizedApplication[]; revoked?: string }): string {
+  return page({
+    title: 'Authorized applications',
+    user: o.signedIn.user,
+    csrfToken: o.csrfToken,
+    current: 'authorized',
+    body: html` <h1>Authorized applications</h1>
+      <p class="lead">Applications you allowed to use your account. Revoking access signs them out: their tokens stop working at once.</p>
+      ${o.revoked ? html`<div class="alert ok" role="status">Access for “${o.revoked}” revoked.</div>` : null}
+      ${
+        o.grants.length === 0
+          ? html`<p class="empty">You have not authorized any application.</p>`
+          : html`<table>
+              <thead>
+                <tr>
+                  <th scope="col">Application</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Authorized</th>
+                  <th scope="col"><span class="muted">Action</span></th>
+                </tr>
+              </thead>
+              <tbody>
+                ${o.grants.map(
+                  (g) =>
+                    html`<tr>
+                      <td>${g.name}</td>
+                      <td>${tags(g.scopes)}</td>
+                      <td>${day(g.createdAt)}</td>
+                      <td>
+                        <form method="post" action="/account/authorized/${g.applicationId}/revoke">
+                          <input type="hidden" name="_csrf" value="${o.csrfToken}" /><button type="submit" class="danger">
+                            Revoke access
+                          </button>
+                        </form>
+                      </td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }`,
+  });
+}
