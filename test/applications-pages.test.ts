@@ -132,3 +132,52 @@ describe('authorized applications page', () => {
     expect((await userBrowser.get(again.url.pathname + again.url.search)).status).toBe(200);
   });
 });
+
+describe('editing an application', () => {
+  it('changes redirect URIs and scopes; authorization requests follow the new registration', async () => {
+    const created = await (
+      await register({ name: 'Editable', redirect_uris: 'http://localhost:4000/callback', scopes: ['openid', 'api'] })
+    ).text();
+    const id = /action="\/applications\/([0-9a-f-]{36})\/secret"/.exec(created)![1]!;
+    const clientId = clientIdOf(created)!;
+    const detail = await (await browser.get(`/applications/${id}`)).text();
+    const { _csrf } = formFields(detail);
+    const body = new URLSearchParams({ _csrf: _csrf!, name: 'Edited', redirect_uris: 'https://edited.example.com/cb' });
+    body.append('scopes', 'read_api');
+    const saved = await fetch(`${t.url}/applications/${id}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie: `agora_session=${browser.cookie('agora_session')}; agora_csrf=${browser.cookie('agora_csrf')}`,
+      },
+      body: body.toString(),
+    });
+    expect(saved.status).toBe(200);
+    const page = await saved.text();
+    expect(page).toContain('Saved.');
+    expect(page).toContain('<code>https://edited.example.com/cb</code>');
+
+    const authorize = (redirectUri: string, scope: string) =>
+      browser.get(
+        `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, scope, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' })}`,
+      );
+    expect((await authorize('http://localhost:4000/callback', 'read_api')).status).toBe(400);
+    const narrowed = await authorize('https://edited.example.com/cb', 'api');
+    expect(new URL(narrowed.headers.get('location')!).searchParams.get('error')).toBe('invalid_scope');
+    expect((await authorize('https://edited.example.com/cb', 'read_api')).status).toBe(200);
+  });
+
+  it('refuses an invalid change with the message beside the field', async () => {
+    const created = await (await register({ name: 'Strict', redirect_uris: 'http://localhost:4000/callback', scopes: ['api'] })).text();
+    const id = /action="\/applications\/([0-9a-f-]{36})\/secret"/.exec(created)![1]!;
+    const detail = await (await browser.get(`/applications/${id}`)).text();
+    const res = await browser.post(`/applications/${id}`, {
+      _csrf: formFields(detail)._csrf!,
+      name: 'Strict',
+      redirect_uris: 'ftp://nope',
+      scopes: 'api',
+    });
+    expect(res.status).toBe(422);
+    expect(await res.text()).toContain('<p class="field-error" id="redirect-uris-error" role="alert">Redirect URIs must use https');
+  });
+});

@@ -76,6 +76,39 @@ export class ApplicationsController {
     );
   }
 
+  @Post('applications/:id')
+  async update(
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @Param('id') id: string,
+    @Body() body: Record<string, unknown>,
+  ): Promise<FastifyReply> {
+    const signedIn = await this.session.requireUser(req, reply);
+    if (!signedIn || !this.session.acceptForm(req, reply)) return reply;
+    return this.ownApplication(reply, id, signedIn.user.id, async (current) => {
+      const csrfToken = this.session.csrfToken(req, reply);
+      const input = {
+        name: typeof body.name === 'string' ? body.name : '',
+        redirectUris: (typeof body.redirect_uris === 'string' ? body.redirect_uris : '').split(/\r?\n/),
+        scopes: list(body.scopes),
+      };
+      try {
+        const application = await this.applications.update(id, signedIn.user.id, input);
+        return sendPage(reply, applicationPage({ signedIn, csrfToken, application, baseUrl: this.config.baseUrl, saved: true }));
+      } catch (err) {
+        if (!(err instanceof ApplicationError) || !err.field) throw err;
+        const form = applicationPage({
+          signedIn,
+          csrfToken,
+          application: current,
+          baseUrl: this.config.baseUrl,
+          errors: { [err.field]: err.message },
+        });
+        return sendPage(reply, form, { status: 422 });
+      }
+    });
+  }
+
   @Post('applications/:id/secret')
   async regenerate(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Param('id') id: string): Promise<FastifyReply> {
     const signedIn = await this.session.requireUser(req, reply);

@@ -8,6 +8,20 @@ import { fieldError, page } from '../web/layout.js';
 const day = (d: Date): string => new Date(d).toISOString().slice(0, 10);
 const tags = (scopes: string[]) => scopes.map((s) => html`<span class="tag">${s}</span>`);
 
+function scopeChecks(chosen: string[]) {
+  return html`<fieldset class="checks">
+    <legend><strong>Scopes the application may request</strong></legend>
+    ${(Object.keys(SCOPES) as ScopeName[]).map(
+      (s) =>
+        html`<label
+          ><input type="checkbox" name="scopes" value="${s}" ${chosen.includes(s) ? 'checked' : ''} /><span
+            ><code>${s}</code> — ${SCOPES[s]}</span
+          ></label
+        >`,
+    )}
+  </fieldset>`;
+}
+
 interface Common {
   signedIn: SignedInUser;
   csrfToken: string;
@@ -98,7 +112,9 @@ ${values.redirectUris ?? ''}</textarea>
   });
 }
 
-export function applicationPage(o: Common & { application: Application; baseUrl: string; secret?: string }): string {
+export function applicationPage(
+  o: Common & { application: Application; baseUrl: string; secret?: string; saved?: boolean; errors?: Record<string, string> },
+): string {
   const a = o.application;
   return page({
     title: a.name,
@@ -134,6 +150,29 @@ export function applicationPage(o: Common & { application: Application; baseUrl:
           <dt>Discovery URL</dt>
           <dd><code>${o.baseUrl}/.well-known/openid-configuration</code></dd>
         </dl>
+      </div>
+      <h2 class="section">Settings</h2>
+      ${o.saved ? html`<div class="alert ok" role="status">Saved.</div>` : null}
+      <div class="card">
+        <form method="post" action="/applications/${a.id}" novalidate>
+          <input type="hidden" name="_csrf" value="${o.csrfToken}" />
+          <label for="app-name">Name</label>
+          <input id="app-name" name="name" type="text" required value="${a.name}" aria-invalid="${o.errors?.name ? 'true' : 'false'}" />
+          ${fieldError(o.errors?.name, 'app-name')}
+          <label for="redirect-uris">Redirect URIs</label>
+          <textarea
+            id="redirect-uris"
+            name="redirect_uris"
+            rows="3"
+            required
+            aria-describedby="redirect-uris-hint"
+            aria-invalid="${o.errors?.redirectUris ? 'true' : 'false'}"
+          >
+${a.redirectUris.join('\n')}</textarea>
+          <p class="hint" id="redirect-uris-hint">One per line. Matched exactly; https, or http for localhost.</p>
+          ${fieldError(o.errors?.redirectUris, 'redirect-uris')} ${scopeChecks(a.scopes)} ${fieldError(o.errors?.scopes, 'scopes')}
+          <div class="actions"><button type="submit">Save changes</button></div>
+        </form>
       </div>
       <h2 class="section">Secret</h2>
       <form method="post" action="/applications/${a.id}/secret">

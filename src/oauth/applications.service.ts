@@ -56,6 +56,14 @@ export class ApplicationsService {
     return { application: toApplication(entity), clientSecret };
   }
 
+  /** Changes name, redirect URIs and allowed scopes; tokens already issued keep their scopes until they expire. */
+  async update(id: string, ownerId: string, input: ApplicationInput): Promise<Application> {
+    const entity = await this.findEntity(id, ownerId);
+    const valid = validateApplicationInput(input);
+    await this.applications.update({ id: entity.id }, valid);
+    return toApplication({ ...entity, ...valid });
+  }
+
   async findByClientId(clientId: string): Promise<ApplicationEntity | null> {
     return clientId.length > 0 && clientId.length <= 100 ? this.applications.findOneBy({ clientId }) : null;
   }
