@@ -107,3 +107,16 @@ describe('the account page', () => {
     expect(res.status).toBe(403);
   });
 });
+
+describe('the API explorer', () => {
+  it('is for signed-in users, and is where a browser opening /graphql lands', async () => {
+    expect((await new Browser(t.url).get('/explorer')).headers.get('location')).toBe('/sign-in?return_to=%2Fexplorer');
+    const page = await browser.get('/explorer');
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<script src="/assets/explorer.js" defer></script>');
+    const fromBrowser = await fetch(`${t.url}/graphql`, { headers: { accept: 'text/html,application/xhtml+xml' }, redirect: 'manual' });
+    expect(fromBrowser.status).toBe(302);
+    expect(fromBrowser.headers.get('location')).toBe('/explorer');
+    expect((await fetch(`${t.url}/assets/explorer.js`)).headers.get('content-type')).toMatch(/^text\/javascript/);
+  });
+});

@@ -4,7 +4,11 @@ import { SessionsModule } from '../sessions/sessions.module.js';
 import { OAuthModule } from '../oauth/oauth.module.js';
 import { AccountController } from './account.controller.js';
 import { ApplicationsController } from './applications.controller.js';
+import { ExplorerController } from './explorer.controller.js';
 
 /** The dashboard pages for signed-in users. */
-@Module({ imports: [SessionsModule, PersonalTokensModule, OAuthModule], controllers: [AccountController, ApplicationsController] })
+@Module({
+  imports: [SessionsModule, PersonalTokensModule, OAuthModule],
+  controllers: [AccountController, ApplicationsController, ExplorerController],
+})
 export class DashboardModule {}

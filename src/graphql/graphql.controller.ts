@@ -26,7 +26,12 @@ export class GraphqlController {
   }
 
   @Get()
-  get(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  async get(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    // A browser opening the endpoint (no query, wants HTML) is shown the explorer.
+    if (!req.url.includes('?') && (req.headers.accept ?? '').startsWith('text/html')) {
+      await reply.redirect('/explorer', 302);
+      return;
+    }
     return this.execute(req, reply);
   }
 

@@ -9,7 +9,7 @@ export interface PageOptions {
   /** Narrow centred card (sign-in, consent) rather than the wide dashboard layout. */
   narrow?: boolean;
   /** Which main navigation entry is this page. */
-  current?: 'account' | 'applications' | 'authorized';
+  current?: 'account' | 'applications' | 'authorized' | 'explorer';
 }
 
 export function page({ title, body, user, csrfToken, narrow, current }: PageOptions): string {
@@ -31,6 +31,7 @@ export function page({ title, body, user, csrfToken, narrow, current }: PageOpti
                     <a href="/account" ${current === 'account' ? html`aria-current="page"` : ''}>Account &amp; tokens</a>
                     <a href="/applications" ${current === 'applications' ? html`aria-current="page"` : ''}>Applications</a>
                     <a href="/account/authorized" ${current === 'authorized' ? html`aria-current="page"` : ''}>Authorized apps</a>
+                    <a href="/explorer" ${current === 'explorer' ? html`aria-current="page"` : ''}>API explorer</a>
                   </nav>
                   <nav class="account">
                     <span class="who">${user.name} <span class="muted">@${user.username}</span></span>

@@ -50,6 +50,24 @@ describe('a new user in the browser', () => {
     expect((await graphql(t.url, '{ viewer { name } }', { privateToken: token })).status).toBe(401);
   });
 
+  it('runs a query in the API explorer with a personal token, loading nothing from other sites', async () => {
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    await page.goto(`${t.config.baseUrl}/account`);
+    await page.fill('#token-name', 'explorer');
+    await page.check('input[value=read_api]');
+    await page.click('text=Create token');
+    const token = (await page.textContent('#new-token'))!.trim();
+
+    await page.click('text=API explorer');
+    await page.fill('#token', token);
+    await page.click('button:has-text("Run query")');
+    await page.waitForSelector('text="Katherine Johnson"');
+    expect(await page.textContent('#status')).toBe('HTTP 200');
+    await page.screenshot({ path: `${SHOTS}/api-explorer.png`, fullPage: true });
+    expect(requests.filter((url) => !url.startsWith(t.config.baseUrl))).toEqual([]);
+  });
+
   it('is told about a duplicate username next to the field', async () => {
     const fresh = await browser.newPage();
     await fresh.goto(`${t.config.baseUrl}/sign-up`);
