@@ -181,3 +181,28 @@ describe('editing an application', () => {
     expect(await res.text()).toContain('<p class="field-error" id="redirect-uris-error" role="alert">Redirect URIs must use https');
   });
 });
+
+describe('deleting an application from its page', () => {
+  it('removes it and every token issued to it stops working', async () => {
+    const created = await (
+      await register({ name: 'Short-lived', redirect_uris: 'http://localhost:4000/callback', scopes: ['openid', 'api'] })
+    ).text();
+    const id = /action="\/applications\/([0-9a-f-]{36})\/secret"/.exec(created)![1]!;
+    const app = { clientId: clientIdOf(created)!, clientSecret: secretOf(created)!, applicationId: id };
+    const config = await discover(t, app);
+    const request = await authorizationRequest(config, 'openid api');
+    const callback = new URL(await approveInBrowser(t, request.url, await createUser(t)));
+    const tokens = await client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: request.codeVerifier,
+      expectedState: request.state,
+      expectedNonce: request.nonce,
+    });
+    expect((await graphql(t.url, '{ viewer { id } }', { bearer: tokens.access_token })).status).toBe(200);
+
+    const detail = await (await browser.get(`/applications/${id}`)).text();
+    const res = await browser.post(`/applications/${id}/delete`, formFields(detail));
+    expect(res.status).toBe(303);
+    expect(await (await browser.get('/applications')).text()).not.toContain('Short-lived');
+    expect((await graphql(t.url, '{ viewer { id } }', { bearer: tokens.access_token })).status).toBe(401);
+  });
+});

@@ -57,3 +57,36 @@ describe('sign-in throttling', () => {
     expect(dump).not.toContain('127.0.0.1');
   });
 });
+
+describe('session cookies', () => {
+  it('are HttpOnly and SameSite=Lax, and Secure when BASE_URL is https', async () => {
+    const secure = await startTestApp({ BASE_URL: 'https://agora.example.com' });
+    try {
+      const user = await createUser(secure);
+      const form = await fetch(`${secure.url}/sign-in`);
+      const csrfCookie = form.headers.getSetCookie().find((c) => c.startsWith('agora_csrf='))!;
+      expect(csrfCookie).toMatch(/HttpOnly/i);
+      expect(csrfCookie).toMatch(/Secure/i);
+      expect(csrfCookie).toMatch(/SameSite=Strict/i);
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+      const res = await fetch(`${secure.url}/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `agora_csrf=${csrf}` },
+        body: new URLSearchParams({ _csrf: csrf, login: user.username, password: TEST_PASSWORD, return_to: '/' }).toString(),
+      });
+      expect(res.status).toBe(303);
+      const session = res.headers.getSetCookie().find((c) => c.startsWith('agora_session='))!;
+      expect(session).toMatch(/HttpOnly/i);
+      expect(session).toMatch(/SameSite=Lax/i);
+      expect(session).toMatch(/Secure/i);
+    } finally {
+      await secure.close();
+    }
+  });
+
+  it('are not Secure over plain http (local development)', async () => {
+    const res = await fetch(`${t.url}/sign-in`);
+    expect(res.headers.getSetCookie().find((c) => c.startsWith('agora_csrf='))).not.toMatch(/Secure/i);
+  });
+});

@@ -164,6 +164,34 @@ describe('OAuth consent in the browser', () => {
     await user.close();
   });
 
+  it('refuses a forged form posted from another site, creating nothing', async () => {
+    const victim = page; // signed in as katherine
+    const tokensBefore = await victim.goto(`${t.config.baseUrl}/account`).then(() => victim.locator('tbody tr').count());
+    // An attacker's page (another origin) that posts to Agora without the CSRF token.
+    await victim.goto(`${callbackUrl.replace('/callback', '/attacker')}`);
+    await victim.setContent(
+      `<form id="f" method="post" action="${t.config.baseUrl}/account/tokens"><input name="name" value="stolen"><input name="scopes" value="api"></form>`,
+    );
+    await Promise.all([
+      victim.waitForNavigation(),
+      victim.locator('#f').evaluate((form) => (form as unknown as { submit(): void }).submit()),
+    ]);
+    expect(await victim.content()).not.toContain('agora_pat_');
+    await victim.goto(`${t.config.baseUrl}/account`);
+    expect(await victim.locator('tbody tr').count()).toBe(tokensBefore);
+    expect(await victim.content()).not.toContain('stolen');
+  });
+
+  it('after sign-in, never follows a return address to another site', async () => {
+    const fresh = await (await browser.newContext()).newPage();
+    await fresh.goto(`${t.config.baseUrl}/sign-in?return_to=${encodeURIComponent('https://evil.example/phish')}`);
+    await fresh.fill('#login', 'katherine');
+    await fresh.fill('#password', 'orbital-mechanics-1962');
+    await fresh.click('button[type=submit]');
+    await fresh.waitForURL(`${t.config.baseUrl}/`);
+    await fresh.close();
+  });
+
   it('shows one generic message for a wrong password', async () => {
     const fresh = await browser.newPage();
     await fresh.goto(`${t.config.baseUrl}/sign-in`);
