@@ -22,6 +22,25 @@ function scopeChecks(chosen: string[]) {
   </fieldset>`;
 }
 
+/** Name, redirect URIs and scopes: the same fields to register an application and to edit it. */
+function applicationFields(values: { name: string; redirectUris: string; scopes: string[] }, errors: Record<string, string> = {}) {
+  return html`<label for="app-name">Name</label>
+    <input id="app-name" name="name" type="text" required value="${values.name}" aria-invalid="${errors.name ? 'true' : 'false'}" />
+    ${fieldError(errors.name, 'app-name')}
+    <label for="redirect-uris">Redirect URIs</label>
+    <textarea
+      id="redirect-uris"
+      name="redirect_uris"
+      rows="3"
+      required
+      aria-describedby="redirect-uris-hint"
+      aria-invalid="${errors.redirectUris ? 'true' : 'false'}"
+    >
+${values.redirectUris}</textarea>
+    <p class="hint" id="redirect-uris-hint">One per line. Matched exactly; https, or http for localhost.</p>
+    ${fieldError(errors.redirectUris, 'redirect-uris')} ${scopeChecks(values.scopes)} ${fieldError(errors.scopes, 'scopes')}`;
+}
+
 interface Common {
   signedIn: SignedInUser;
   csrfToken: string;
@@ -72,40 +91,7 @@ export function applicationsPage(
       <div class="card">
         <form method="post" action="/applications" novalidate>
           <input type="hidden" name="_csrf" value="${o.csrfToken}" />
-          <label for="app-name">Name</label>
-          <input
-            id="app-name"
-            name="name"
-            type="text"
-            required
-            value="${values.name ?? ''}"
-            aria-invalid="${o.errors?.name ? 'true' : 'false'}"
-          />
-          ${fieldError(o.errors?.name, 'app-name')}
-          <label for="redirect-uris">Redirect URIs</label>
-          <textarea
-            id="redirect-uris"
-            name="redirect_uris"
-            rows="3"
-            required
-            aria-describedby="redirect-uris-hint"
-            aria-invalid="${o.errors?.redirectUris ? 'true' : 'false'}"
-          >
-${values.redirectUris ?? ''}</textarea>
-          <p class="hint" id="redirect-uris-hint">One per line. Matched exactly; https, or http for localhost.</p>
-          ${fieldError(o.errors?.redirectUris, 'redirect-uris')}
-          <fieldset class="checks">
-            <legend><strong>Scopes the application may request</strong></legend>
-            ${(Object.keys(SCOPES) as ScopeName[]).map(
-              (s) =>
-                html`<label
-                  ><input type="checkbox" name="scopes" value="${s}" ${chosen.includes(s) ? 'checked' : ''} /><span
-                    ><code>${s}</code> — ${SCOPES[s]}</span
-                  ></label
-                >`,
-            )}
-          </fieldset>
-          ${fieldError(o.errors?.scopes, 'scopes')}
+          ${applicationFields({ name: values.name ?? '', redirectUris: values.redirectUris ?? '', scopes: chosen }, o.errors)}
           <div class="actions"><button type="submit">Register application</button></div>
         </form>
       </div>`,
@@ -156,21 +142,7 @@ export function applicationPage(
       <div class="card">
         <form method="post" action="/applications/${a.id}" novalidate>
           <input type="hidden" name="_csrf" value="${o.csrfToken}" />
-          <label for="app-name">Name</label>
-          <input id="app-name" name="name" type="text" required value="${a.name}" aria-invalid="${o.errors?.name ? 'true' : 'false'}" />
-          ${fieldError(o.errors?.name, 'app-name')}
-          <label for="redirect-uris">Redirect URIs</label>
-          <textarea
-            id="redirect-uris"
-            name="redirect_uris"
-            rows="3"
-            required
-            aria-describedby="redirect-uris-hint"
-            aria-invalid="${o.errors?.redirectUris ? 'true' : 'false'}"
-          >
-${a.redirectUris.join('\n')}</textarea>
-          <p class="hint" id="redirect-uris-hint">One per line. Matched exactly; https, or http for localhost.</p>
-          ${fieldError(o.errors?.redirectUris, 'redirect-uris')} ${scopeChecks(a.scopes)} ${fieldError(o.errors?.scopes, 'scopes')}
+          ${applicationFields({ name: a.name, redirectUris: a.redirectUris.join('\n'), scopes: a.scopes }, o.errors)}
           <div class="actions"><button type="submit">Save changes</button></div>
         </form>
       </div>
