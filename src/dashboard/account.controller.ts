@@ -5,11 +5,9 @@ import { PersonalTokenError } from '../personal-tokens/personal-tokens.errors.js
 import { PersonalTokensService } from '../personal-tokens/personal-tokens.service.js';
 import type { SignedInUser } from '../sessions/sessions.service.js';
 import { WebSession } from '../sessions/web-session.js';
+import { formList } from '../web/form-values.js';
 import { sendPage } from '../web/security-headers.js';
 import { AccountPageOptions, accountPage, confirmRevokePage } from './account.pages.js';
-
-const list = (value: unknown): string[] =>
-  (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((v) => typeof v === 'string');
 
 /** The account page: profile and personal access tokens (create, shown once; revoke with confirmation). */
 @Controller('account')
@@ -33,7 +31,7 @@ export class AccountController {
     const signedIn = await this.session.requireUser(req, reply);
     if (!signedIn || !this.session.acceptForm(req, reply)) return reply;
     const name = typeof body.name === 'string' ? body.name : '';
-    const scopes = list(body.scopes);
+    const scopes = formList(body.scopes);
     const expires = typeof body.expires_at === 'string' && body.expires_at ? body.expires_at : undefined;
     try {
       const expiresAt = expires ? new Date(`${expires}T23:59:59.999Z`) : null;

@@ -1,10 +1,9 @@
 import { PERSONAL_TOKEN_SCOPES, SCOPES } from '../auth/scopes.js';
 import type { PersonalToken } from '../personal-tokens/personal-token.model.js';
 import type { SignedInUser } from '../sessions/sessions.service.js';
+import { isoDay } from '../web/form-values.js';
 import { html } from '../web/html.js';
 import { fieldError, page } from '../web/layout.js';
-
-const day = (d: Date | null): string => (d ? new Date(d).toISOString().slice(0, 10) : '—');
 
 export interface AccountPageOptions {
   signedIn: SignedInUser;
@@ -109,9 +108,9 @@ export function accountPage(o: AccountPageOptions): string {
                     html`<tr>
                       <td>${t.name}</td>
                       <td>${t.scopes.map((s) => html`<span class="tag">${s}</span>`)}</td>
-                      <td>${day(t.createdAt)}</td>
-                      <td>${t.lastUsedAt ? day(t.lastUsedAt) : 'Never'}</td>
-                      <td>${t.expiresAt ? day(t.expiresAt) : 'Never'}</td>
+                      <td>${isoDay(t.createdAt)}</td>
+                      <td>${t.lastUsedAt ? isoDay(t.lastUsedAt) : 'Never'}</td>
+                      <td>${t.expiresAt ? isoDay(t.expiresAt) : 'Never'}</td>
                       <td><a class="button secondary" href="/account/tokens/${t.id}/revoke">Revoke…</a></td>
                     </tr>`,
                 )}

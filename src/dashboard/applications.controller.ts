@@ -7,11 +7,9 @@ import { ApplicationError } from '../oauth/applications.errors.js';
 import { ApplicationsService } from '../oauth/applications.service.js';
 import { GrantsService } from '../oauth/grants.service.js';
 import { WebSession } from '../sessions/web-session.js';
+import { formList } from '../web/form-values.js';
 import { sendPage } from '../web/security-headers.js';
 import { applicationPage, applicationsPage, authorizedPage } from './applications.pages.js';
-
-const list = (value: unknown): string[] =>
-  (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((v) => typeof v === 'string');
 
 /** Applications a user develops, and applications a user has authorized. */
 @Controller()
@@ -39,7 +37,7 @@ export class ApplicationsController {
     if (!signedIn || !this.session.acceptForm(req, reply)) return reply;
     const name = typeof body.name === 'string' ? body.name : '';
     const redirectUris = typeof body.redirect_uris === 'string' ? body.redirect_uris : '';
-    const scopes = list(body.scopes);
+    const scopes = formList(body.scopes);
     const csrfToken = this.session.csrfToken(req, reply);
     try {
       const { application, clientSecret } = await this.applications.create(signedIn.user.id, {
@@ -90,7 +88,7 @@ export class ApplicationsController {
       const input = {
         name: typeof body.name === 'string' ? body.name : '',
         redirectUris: (typeof body.redirect_uris === 'string' ? body.redirect_uris : '').split(/\r?\n/),
-        scopes: list(body.scopes),
+        scopes: formList(body.scopes),
       };
       try {
         const application = await this.applications.update(id, signedIn.user.id, input);

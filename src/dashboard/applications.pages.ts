@@ -2,10 +2,10 @@ import { SCOPES, ScopeName } from '../auth/scopes.js';
 import type { Application } from '../oauth/application.model.js';
 import type { AuthorizedApplication } from '../oauth/grants.service.js';
 import type { SignedInUser } from '../sessions/sessions.service.js';
+import { isoDay } from '../web/form-values.js';
 import { html } from '../web/html.js';
 import { fieldError, page } from '../web/layout.js';
 
-const day = (d: Date): string => new Date(d).toISOString().slice(0, 10);
 const tags = (scopes: string[]) => scopes.map((s) => html`<span class="tag">${s}</span>`);
 
 function scopeChecks(chosen: string[]) {
@@ -81,7 +81,7 @@ export function applicationsPage(
                       <td><a href="/applications/${a.id}">${a.name}</a></td>
                       <td><code>${a.clientId}</code></td>
                       <td>${tags(a.scopes)}</td>
-                      <td>${day(a.createdAt)}</td>
+                      <td>${isoDay(a.createdAt)}</td>
                     </tr>`,
                 )}
               </tbody>
@@ -188,7 +188,7 @@ export function authorizedPage(o: Common & { grants: AuthorizedApplication[]; re
                     html`<tr>
                       <td>${g.name}</td>
                       <td>${tags(g.scopes)}</td>
-                      <td>${day(g.createdAt)}</td>
+                      <td>${isoDay(g.createdAt)}</td>
                       <td>
                         <form method="post" action="/account/authorized/${g.applicationId}/revoke">
                           <input type="hidden" name="_csrf" value="${o.csrfToken}" /><button type="submit" class="danger">

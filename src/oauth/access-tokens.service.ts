@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { CredentialVerifier, TokenVerifier } from '../auth/credential-verifier.js';
 import { CredentialRow, Principal, toPrincipal } from '../auth/principal.js';
 import { generateSecret, hashSecret, isWellFormedSecret, SecretPrefix } from '../auth/secret-token.js';
@@ -85,9 +85,9 @@ export class AccessTokensService implements TokenVerifier, OnModuleInit {
     };
   }
 
-  async revoke(ids: string[], manager: EntityManager = this.dataSource.manager): Promise<void> {
+  async revoke(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    await manager
+    await this.dataSource
       .createQueryBuilder()
       .update(AccessTokenEntity)
       .set({ revokedAt: this.clock.now() })

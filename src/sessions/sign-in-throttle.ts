@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
-import { In, MoreThan, Repository } from 'typeorm';
+import { MoreThan, Repository } from 'typeorm';
 import { Clock } from '../clock/clock.js';
 import { SignInFailureEntity } from './sign-in-failure.entity.js';
 
@@ -45,7 +45,7 @@ export class SignInThrottle {
 
   /** A successful sign-in forgives the account's earlier failures (not the address's). */
   async recordSuccess(login: string): Promise<void> {
-    await this.failures.delete({ subject: In([subject('login', login)]) });
+    await this.failures.delete({ subject: subject('login', login) });
   }
 
   async purgeExpired(): Promise<number> {

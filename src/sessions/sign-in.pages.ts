@@ -1,4 +1,4 @@
-import { fieldError, page } from '../web/layout.js';
+import { page } from '../web/layout.js';
 import { html } from '../web/html.js';
 
 export function signInPage(options: { csrfToken: string; returnTo: string; login?: string; error?: string }): string {
@@ -34,5 +34,3 @@ export function messagePage(title: string, message: string, options: { signedIn?
     </div>`,
   });
 }
-
-export { fieldError };

@@ -1,0 +1,9 @@
+/** A form field that may be sent once or several times (checkboxes), as a list of strings. */
+export function formList(value: unknown): string[] {
+  return (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((v): v is string => typeof v === 'string');
+}
+
+/** A date as pages show it: 2026-11-22, or an em dash for none. */
+export function isoDay(date: Date | null): string {
+  return date ? new Date(date).toISOString().slice(0, 10) : '—';
+}
