@@ -7,6 +7,7 @@ import { AppConfig } from './config/config.schema.js';
 import { DashboardModule } from './dashboard/dashboard.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DatabaseTarget } from './database/database-target.js';
+import { EventsModule } from './events/events.module.js';
 import { HttpExceptionFilter } from './errors/http-exception.filter.js';
 import { GraphqlModule } from './graphql/graphql.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -25,6 +26,7 @@ export function coreModules(config: AppConfig, target: DatabaseTarget) {
     UsersModule,
     PersonalTokensModule,
     OAuthModule,
+    EventsModule,
   ];
 }
 

@@ -1,3 +1,9 @@
+import { AttendeeEntity } from '../events/attendee.entity.js';
+import { EventEntity } from '../events/event.entity.js';
+import { OrganizerMemberEntity } from '../events/organizer-member.entity.js';
+import { OrganizerEntity } from '../events/organizer.entity.js';
+import { RegistrationEntity } from '../events/registration.entity.js';
+import { TicketTypeEntity } from '../events/ticket-type.entity.js';
 import { AccessTokenEntity } from '../oauth/access-token.entity.js';
 import { ApplicationEntity } from '../oauth/application.entity.js';
 import { AuthorizationCodeEntity } from '../oauth/authorization-code.entity.js';
@@ -19,4 +25,10 @@ export const ENTITIES = [
   AuthorizationCodeEntity,
   GrantEntity,
   SigningKeyEntity,
+  OrganizerEntity,
+  OrganizerMemberEntity,
+  EventEntity,
+  TicketTypeEntity,
+  RegistrationEntity,
+  AttendeeEntity,
 ];

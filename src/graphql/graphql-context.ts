@@ -11,4 +11,19 @@ export interface GraphqlContext {
    * An object, because Apollo hands plugins a shallow copy of the context.
    */
   policy: { denial?: AuthError };
+  /** Objects that live as long as the request, such as DataLoaders; see `perRequest`. */
+  scope: Map<unknown, unknown>;
+}
+
+/**
+ * The request's instance of something, made on first use: DataLoaders batch and cache within one
+ * request only, so one user's data never serves another.
+ */
+export function perRequest<T>(context: GraphqlContext, key: unknown, create: () => T): T {
+  let value = context.scope.get(key) as T | undefined;
+  if (value === undefined) {
+    value = create();
+    context.scope.set(key, value);
+  }
+  return value;
 }

@@ -36,7 +36,7 @@ export class GraphqlController {
   }
 
   private async execute(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const context: GraphqlContext = { req, principal: req.principal ?? null, policy: {} };
+    const context: GraphqlContext = { req, principal: req.principal ?? null, policy: {}, scope: new Map() };
     const response = await this.apollo().executeHTTPGraphQLRequest({
       httpGraphQLRequest: toApolloRequest(req),
       context: async () => context,

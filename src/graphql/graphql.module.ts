@@ -4,6 +4,7 @@ import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { GraphQLModule as NestGraphQLModule } from '@nestjs/graphql';
 import { AgoraApolloDriver } from './agora-apollo.driver.js';
+import { DateTimeScalar } from './date-time.scalar.js';
 import { errorLoggingPlugin, formatGraphqlError } from './graphql-errors.js';
 import { GraphqlController } from './graphql.controller.js';
 import { OperationPolicyPlugin } from './operation-policy.plugin.js';
@@ -27,6 +28,7 @@ class GraphqlPolicyModule {}
       inject: [OperationPolicyPlugin],
       useFactory: (policy: OperationPolicyPlugin): ApolloDriverConfig => ({
         typePaths: [join(projectRoot(), 'schema.graphql')],
+        resolvers: { DateTime: DateTimeScalar },
         path: '/graphql',
         introspection: true,
         graphiql: false,

@@ -1,5 +1,14 @@
-import { DocumentNode, FragmentDefinitionNode, getVariableValues, GraphQLSchema, OperationDefinitionNode, SelectionSetNode } from 'graphql';
+import {
+  DocumentNode,
+  FragmentDefinitionNode,
+  getNamedType,
+  getVariableValues,
+  GraphQLSchema,
+  OperationDefinitionNode,
+  SelectionSetNode,
+} from 'graphql';
 import { getComplexity, ComplexityEstimator, simpleEstimator } from 'graphql-query-complexity';
+import { DEFAULT_PAGE_SIZE } from '../database/keyset.js';
 
 export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
   const fragments = new Map<string, FragmentDefinitionNode>();
@@ -50,12 +59,14 @@ export function operationDepth(operation: OperationDefinitionNode, fragments: Ma
 }
 
 /**
- * Fields returning pages (`first`/`last` arguments) cost their page size times what each item costs;
+ * Fields returning pages (`first`/`last` arguments, or a connection's default page size) cost their
+ * page size times what each item costs;
  * every other field costs 1 plus its children. Introspection is free.
  */
 const pagedEstimator: ComplexityEstimator = ({ args, childComplexity, field }) => {
   if (field.name.startsWith('__')) return 0;
-  const size = Number(args.first ?? args.last ?? NaN);
+  const isConnection = getNamedType(field.type).name.endsWith('Connection');
+  const size = Number(args.first ?? args.last ?? (isConnection ? DEFAULT_PAGE_SIZE : NaN));
   return Number.isFinite(size) && size > 0 ? 1 + size * childComplexity : undefined;
 };
 

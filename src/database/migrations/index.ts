@@ -2,6 +2,7 @@ import { Foundation1763800000000 } from './1763800000000-foundation.js';
 import { CredentialChangeNotifications1763800000001 } from './1763800000001-credential-change-notifications.js';
 import { OAuth1763800000002 } from './1763800000002-oauth.js';
 import { SignInFailures1763800000003 } from './1763800000003-sign-in-failures.js';
+import { Events1763900000000 } from './1763900000000-events.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   CredentialChangeNotifications1763800000001,
   OAuth1763800000002,
   SignInFailures1763800000003,
+  Events1763900000000,
 ];

@@ -1,0 +1,192 @@
+import { DomainError } from '../errors/domain-error.js';
+
+/**
+ * Keyset ("seek") pagination: a page starts after the sort key of the last item seen, so every page
+ * costs an index range scan whatever its depth, and inserts never shift or repeat items. No OFFSET.
+ */
+
+/** One column of a sort key. The last column of a key must be unique (an id). */
+export interface KeyColumn {
+  /** SQL expression, such as `e.starts_at`. */
+  sql: string;
+  /** Type the cursor's text value is cast back to. */
+  type: 'timestamptz' | 'uuid' | 'bigint' | 'text';
+}
+
+export interface SortKey {
+  columns: KeyColumn[];
+  direction: 'ASC' | 'DESC';
+}
+
+/** Which slice of a list to read: `first` after a cursor, or `last` before one. */
+export interface PageRequest {
+  first?: number;
+  last?: number;
+  after?: string;
+  before?: string;
+}
+
+export interface Page<T> {
+  items: { node: T; cursor: string }[];
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+}
+
+/** The part of a query a page is cut from: `SELECT <select> FROM <from> WHERE <where…>`. */
+export interface PageSource {
+  select: string;
+  from: string;
+  where: string[];
+  params: unknown[];
+}
+
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 20;
+
+export class PaginationError extends DomainError {
+  constructor(code: 'INVALID_CURSOR' | 'INVALID_PAGE_SIZE', message: string, field: string) {
+    super('invalid', code, message, field);
+  }
+}
+
+export type QueryRunnerFn = (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
+
+/** Checks the numbers of a page request: a size of 1 to 100, not both `first` and `last`. */
+export function checkPageRequest(request: PageRequest): { size: number; backward: boolean } {
+  if (request.first != null && request.last != null) {
+    throw new PaginationError('INVALID_PAGE_SIZE', 'Pass either first or last, not both.', 'first');
+  }
+  const backward = request.last != null;
+  const size = request.last ?? request.first ?? DEFAULT_PAGE_SIZE;
+  const field = backward ? 'last' : 'first';
+  if (!Number.isInteger(size) || size < 0 || size > MAX_PAGE_SIZE) {
+    throw new PaginationError('INVALID_PAGE_SIZE', `${field} must be between 0 and ${MAX_PAGE_SIZE}.`, field);
+  }
+  return { size, backward };
+}
+
+export function encodeCursor(values: string[]): string {
+  return Buffer.from(JSON.stringify(values), 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string, key: SortKey, field: string): string[] {
+  let values: unknown;
+  try {
+    values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    values = undefined;
+  }
+  if (!Array.isArray(values) || values.length !== key.columns.length || !values.every((v) => typeof v === 'string' && v.length < 100)) {
+    throw new PaginationError('INVALID_CURSOR', `${field} is not a cursor of this list.`, field);
+  }
+  const strings = values as string[];
+  key.columns.forEach((column, i) => {
+    if (!validKeyValue(column.type, strings[i]!))
+      throw new PaginationError('INVALID_CURSOR', `${field} is not a cursor of this list.`, field);
+  });
+  return strings;
+}
+
+function validKeyValue(type: KeyColumn['type'], value: string): boolean {
+  switch (type) {
+    case 'uuid':
+      return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+    case 'bigint':
+      return /^-?\d{1,19}$/.test(value);
+    case 'timestamptz':
+      return /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2})?|Z)$/.test(value);
+    default:
+      return true;
+  }
+}
+
+interface BuiltQuery {
+  /** SQL of the page's rows, each with `__k0…` (its key as text) and `__rn` when grouped. */
+  sql: string;
+  params: unknown[];
+  size: number;
+  backward: boolean;
+  after: boolean;
+  before: boolean;
+}
+
+function buildQuery(source: PageSource, key: SortKey, request: PageRequest, parent?: { sql: string; ids: unknown[] }): BuiltQuery {
+  const { size, backward } = checkPageRequest(request);
+  const params = [...source.params];
+  const where = [...source.where];
+  const param = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const tuple = `(${key.columns.map((c) => c.sql).join(', ')})`;
+  const seek = (cursor: string, field: string, beyond: boolean): string => {
+    const values = decodeCursor(cursor, key, field);
+    const bound = `(${key.columns.map((c, i) => `${param(values[i])}::${c.type}`).join(', ')})`;
+    // "beyond" = further along the list's own order.
+    const greater = (key.direction === 'ASC') === beyond;
+    return `${tuple} ${greater ? '>' : '<'} ${bound}`;
+  };
+  if (request.after) where.push(seek(request.after, 'after', true));
+  if (request.before) where.push(seek(request.before, 'before', false));
+  if (parent) where.push(`${parent.sql} = ANY(${param(parent.ids)})`);
+
+  // Reading backward walks the list in reverse and flips the rows afterwards.
+  const scanDirection = backward ? (key.direction === 'ASC' ? 'DESC' : 'ASC') : key.direction;
+  const orderBy = key.columns.map((c) => `${c.sql} ${scanDirection}`).join(', ');
+  const keyText = key.columns.map((c, i) => `${c.sql}::text AS __k${i}`).join(', ');
+  const whereSql = where.length ? `WHERE ${where.map((w) => `(${w})`).join(' AND ')}` : '';
+  const limit = param(size + 1);
+  const sql = parent
+    ? `SELECT * FROM (SELECT ${source.select}, ${keyText}, ${parent.sql} AS __parent,
+              row_number() OVER (PARTITION BY ${parent.sql} ORDER BY ${orderBy}) AS __rn
+         FROM ${source.from} ${whereSql}) page
+        WHERE __rn <= ${limit} ORDER BY __parent, __rn`
+    : `SELECT ${source.select}, ${keyText} FROM ${source.from} ${whereSql} ORDER BY ${orderBy} LIMIT ${limit}`;
+  return { sql, params, size, backward, after: !!request.after, before: !!request.before };
+}
+
+function toPage<T>(rows: Record<string, unknown>[], query: BuiltQuery, key: SortKey, map: (row: Record<string, unknown>) => T): Page<T> {
+  const more = rows.length > query.size;
+  const kept = rows.slice(0, query.size);
+  if (query.backward) kept.reverse();
+  return {
+    items: kept.map((row) => ({ node: map(row), cursor: encodeCursor(key.columns.map((_, i) => String(row[`__k${i}`]))) })),
+    // Without a second query, the far side of a cursor is only known to exist, not to be non-empty.
+    hasNextPage: query.backward ? query.before : more,
+    hasPreviousPage: query.backward ? more : query.after,
+  };
+}
+
+/** One page of a list. */
+export async function fetchPage<T>(
+  run: QueryRunnerFn,
+  source: PageSource,
+  key: SortKey,
+  request: PageRequest,
+  map: (row: Record<string, unknown>) => T,
+): Promise<Page<T>> {
+  const query = buildQuery(source, key, request);
+  if (query.size === 0) return { items: [], hasNextPage: false, hasPreviousPage: false };
+  return toPage(await run(query.sql, query.params), query, key, map);
+}
+
+/**
+ * The same page of many lists at once (the registrations of each of 50 events): one statement, each
+ * list cut by a window function. Returns a page for every parent id, empty when it has no rows.
+ */
+export async function fetchPagesByParent<T>(
+  run: QueryRunnerFn,
+  source: PageSource,
+  parentSql: string,
+  parentIds: readonly string[],
+  key: SortKey,
+  request: PageRequest,
+  map: (row: Record<string, unknown>) => T,
+): Promise<Map<string, Page<T>>> {
+  const query = buildQuery(source, key, request, { sql: parentSql, ids: [...parentIds] });
+  const byParent = new Map<string, Record<string, unknown>[]>(parentIds.map((id) => [id, []]));
+  if (query.size > 0) {
+    for (const row of await run(query.sql, query.params)) byParent.get(String(row.__parent))?.push(row);
+  }
+  return new Map([...byParent].map(([id, rows]) => [id, toPage(rows, query, key, map)]));
+}

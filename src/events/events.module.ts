@@ -1,0 +1,39 @@
+import { Module } from '@nestjs/common';
+import { UsersModule } from '../users/users.module.js';
+import { EventsReaderFactory } from './events.reader.js';
+import { EventsResolver } from './events.resolver.js';
+import { EventsService } from './events.service.js';
+import { GraphqlReaders } from './graphql-readers.js';
+import { NodeResolver } from './node.resolver.js';
+import { OrganizerMembersResolver, OrganizersResolver } from './organizers.resolver.js';
+import { OrganizersService } from './organizers.service.js';
+import { AttendeesResolver, RegistrationsResolver, ViewerListsResolver } from './registrations.resolver.js';
+import { RegistrationsService } from './registrations.service.js';
+import { TicketTypesResolver } from './ticket-types.resolver.js';
+import { TicketTypesService } from './ticket-types.service.js';
+
+/**
+ * The events domain: organizers and their teams, events, ticket types, registrations and attendees.
+ * Services hold every rule; the resolvers (and the legacy REST controllers) only translate.
+ */
+@Module({
+  imports: [UsersModule],
+  providers: [
+    OrganizersService,
+    EventsService,
+    TicketTypesService,
+    RegistrationsService,
+    EventsReaderFactory,
+    GraphqlReaders,
+    EventsResolver,
+    OrganizersResolver,
+    OrganizerMembersResolver,
+    TicketTypesResolver,
+    RegistrationsResolver,
+    AttendeesResolver,
+    ViewerListsResolver,
+    NodeResolver,
+  ],
+  exports: [OrganizersService, EventsService, TicketTypesService, RegistrationsService, EventsReaderFactory],
+})
+export class EventsModule {}

@@ -1,0 +1,323 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { Clock } from '../clock/clock.js';
+import { fetchPage, Page, PageRequest, SortKey } from '../database/keyset.js';
+import { violatedUniqueConstraint } from '../database/postgres-errors.js';
+import {
+  checkPositiveInt,
+  checkSlug,
+  checkText,
+  checkTimeRange,
+  checkTimeZone,
+  checkUrl,
+  checkVenue,
+  missingForPublication,
+  slugify,
+  VenueInput,
+} from './event-validation.js';
+import { EventError } from './events.errors.js';
+import type { Event, EventFormatValue, EventVisibilityValue, OrganizerRoleValue } from './events.model.js';
+import { EventsPolicy } from './events.policy.js';
+import type { EventsReader } from './events.reader.js';
+import { EVENT_COLUMNS, toEvent } from './events.rows.js';
+import { OrganizersService } from './organizers.service.js';
+import { promoteWaitlist } from './waitlist.js';
+
+export interface EventInput {
+  organizerId: string;
+  title: string;
+  slug?: string | null;
+  description?: string | null;
+  startsAt: Date;
+  endsAt: Date;
+  timeZone: string;
+  format: EventFormatValue;
+  venue?: VenueInput | null;
+  onlineUrl?: string | null;
+  capacity?: number | null;
+  visibility?: EventVisibilityValue | null;
+}
+
+/** Fields to change; null or omitted keeps the current value. */
+export type EventChanges = { [K in Exclude<keyof EventInput, 'organizerId'>]?: EventInput[K] | null };
+
+export interface EventFilter {
+  startsAfter?: Date | null;
+  startsBefore?: Date | null;
+  organizerSlug?: string | null;
+  search?: string | null;
+}
+
+export type OrderDirection = 'ASC' | 'DESC';
+
+export interface EventList {
+  page: Page<Event>;
+  /** Counts the whole filtered list; a separate statement, run only when asked. */
+  totalCount: () => Promise<number>;
+}
+
+const byStart = (direction: OrderDirection): SortKey => ({
+  columns: [
+    { sql: 'e.starts_at', type: 'timestamptz' },
+    { sql: 'e.id', type: 'uuid' },
+  ],
+  direction,
+});
+
+/** Events: their lifecycle (draft → published → cancelled), who sees them, and the public listing. */
+@Injectable()
+export class EventsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly organizers: OrganizersService,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(reader: EventsReader, input: EventInput): Promise<Event> {
+    await this.organizers.requireRole(reader, input.organizerId, EventsPolicy.canManage, 'create events for this organizer');
+    const title = checkText(input.title, { field: 'title', min: 1, max: 200, code: 'INVALID_TITLE', label: 'Title' });
+    const slug = input.slug ? checkSlug(input.slug.trim().toLowerCase(), 100) : `${slugify(title, 80)}-${randomBytes(4).toString('hex')}`;
+    checkTimeRange(input.startsAt, input.endsAt);
+    const values = {
+      description: checkText(input.description ?? '', {
+        field: 'description',
+        min: 0,
+        max: 20000,
+        code: 'INVALID_DESCRIPTION',
+        label: 'Description',
+      }),
+      timeZone: checkTimeZone(input.timeZone),
+      venue: input.venue ? checkVenue(input.venue) : null,
+      onlineUrl: input.onlineUrl ? checkUrl(input.onlineUrl, 'onlineUrl', { httpsOnly: true }) : null,
+      capacity: input.capacity == null ? null : checkPositiveInt(input.capacity, 'capacity', 'INVALID_CAPACITY', 'Capacity'),
+    };
+    const now = this.clock.now();
+    try {
+      const rows = (await this.dataSource.query(
+        `INSERT INTO events AS e (organizer_id, slug, title, description, starts_at, ends_at, time_zone, format, venue_name, venue_address,
+                                 venue_city, venue_country, online_url, capacity, visibility, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
+         RETURNING ${EVENT_COLUMNS}`,
+        [
+          input.organizerId,
+          slug,
+          title,
+          values.description,
+          input.startsAt,
+          input.endsAt,
+          values.timeZone,
+          input.format,
+          values.venue?.name ?? null,
+          values.venue?.address ?? null,
+          values.venue?.city ?? null,
+          values.venue?.country ?? null,
+          values.onlineUrl,
+          values.capacity,
+          input.visibility ?? 'public',
+          now,
+        ],
+      )) as Record<string, unknown>[];
+      return toEvent(rows[0]!);
+    } catch (err) {
+      throw slugTaken(err) ?? err;
+    }
+  }
+
+  async update(reader: EventsReader, eventId: string, changes: EventChanges): Promise<Event> {
+    const event = await this.requireManageable(reader, eventId, 'change this event');
+    const sets: string[] = [];
+    const params: unknown[] = [eventId];
+    const set = (column: string, value: unknown) => {
+      params.push(value);
+      sets.push(`${column} = $${params.length}`);
+    };
+    if (changes.title != null)
+      set('title', checkText(changes.title, { field: 'title', min: 1, max: 200, code: 'INVALID_TITLE', label: 'Title' }));
+    if (changes.slug != null) set('slug', checkSlug(changes.slug.trim().toLowerCase(), 100));
+    if (changes.description != null) {
+      set(
+        'description',
+        checkText(changes.description, { field: 'description', min: 0, max: 20000, code: 'INVALID_DESCRIPTION', label: 'Description' }),
+      );
+    }
+    if (changes.startsAt != null || changes.endsAt != null) {
+      const startsAt = changes.startsAt ?? event.startsAt;
+      const endsAt = changes.endsAt ?? event.endsAt;
+      checkTimeRange(startsAt, endsAt);
+      set('starts_at', startsAt);
+      set('ends_at', endsAt);
+    }
+    if (changes.timeZone != null) set('time_zone', checkTimeZone(changes.timeZone));
+    if (changes.format != null) set('format', changes.format);
+    if (changes.venue != null) {
+      const venue = checkVenue(changes.venue);
+      set('venue_name', venue.name);
+      set('venue_address', venue.address);
+      set('venue_city', venue.city);
+      set('venue_country', venue.country);
+    }
+    if (changes.onlineUrl != null)
+      set('online_url', changes.onlineUrl === '' ? null : checkUrl(changes.onlineUrl, 'onlineUrl', { httpsOnly: true }));
+    if (changes.visibility != null) set('visibility', changes.visibility);
+    const capacity = changes.capacity == null ? undefined : checkPositiveInt(changes.capacity, 'capacity', 'INVALID_CAPACITY', 'Capacity');
+    if (capacity !== undefined) set('capacity', capacity);
+    const now = this.clock.now();
+    set('updated_at', now);
+
+    try {
+      const updated = await this.dataSource.transaction(async (tx) => {
+        const [current] = (await tx.query(`SELECT confirmed_seats, capacity FROM events WHERE id = $1 FOR UPDATE`, [eventId])) as {
+          confirmed_seats: number;
+          capacity: number | null;
+        }[];
+        if (capacity !== undefined && capacity < current!.confirmed_seats) {
+          throw new EventError(
+            'CAPACITY_BELOW_CONFIRMED',
+            `${current!.confirmed_seats} seats are already confirmed: capacity cannot be lower.`,
+            'capacity',
+          );
+        }
+        await tx.query(`UPDATE events SET ${sets.join(', ')} WHERE id = $1`, params);
+        if (capacity !== undefined && event.status === 'published') await promoteWaitlist(tx, eventId, now);
+        return (await tx.query(`SELECT ${EVENT_COLUMNS} FROM events e WHERE e.id = $1`, [eventId])) as Record<string, unknown>[];
+      });
+      reader.forgetEvent(eventId);
+      return toEvent(updated[0]!);
+    } catch (err) {
+      throw slugTaken(err) ?? err;
+    }
+  }
+
+  async publish(reader: EventsReader, eventId: string): Promise<Event> {
+    const event = await this.requireManageable(reader, eventId, 'publish this event');
+    if (event.status !== 'draft') throw new EventError('EVENT_NOT_DRAFT', 'Only a draft can be published.', 'eventId');
+    const missing = missingForPublication(event, (await reader.ticketTypesOfEvent.load(eventId)).length);
+    if (missing) throw missing;
+    return this.setStatus(
+      reader,
+      eventId,
+      'draft',
+      `status = 'published', published_at = $2, updated_at = $2`,
+      'Only a draft can be published.',
+    );
+  }
+
+  async cancel(reader: EventsReader, eventId: string): Promise<Event> {
+    const event = await this.requireManageable(reader, eventId, 'cancel this event');
+    if (event.status !== 'published')
+      throw new EventError('EVENT_NOT_DRAFT', 'Only a published event can be cancelled; delete a draft instead.', 'eventId');
+    return this.setStatus(
+      reader,
+      eventId,
+      'published',
+      `status = 'cancelled', cancelled_at = $2, updated_at = $2`,
+      'Only a published event can be cancelled.',
+    );
+  }
+
+  async delete(reader: EventsReader, eventId: string): Promise<void> {
+    const event = await this.requireManageable(reader, eventId, 'delete this event');
+    if (event.status !== 'draft')
+      throw new EventError('EVENT_NOT_DRAFT', 'Only a draft can be deleted; cancel a published event instead.', 'eventId');
+    const [, count] = (await this.dataSource.query(`DELETE FROM events WHERE id = $1 AND status = 'draft'`, [eventId])) as [
+      unknown,
+      number,
+    ];
+    if (count === 0) throw new EventError('EVENT_NOT_DRAFT', 'Only a draft can be deleted; cancel a published event instead.', 'eventId');
+    reader.forgetEvent(eventId);
+  }
+
+  /** The event, if the caller may see it. */
+  async findVisible(reader: EventsReader, eventId: string): Promise<Event | null> {
+    const event = await reader.events.load(eventId);
+    return event && EventsPolicy.canView(event, await reader.role(event.organizerId)) ? event : null;
+  }
+
+  async findVisibleBySlug(reader: EventsReader, slug: string): Promise<Event | null> {
+    const rows = (await this.dataSource.query(`SELECT ${EVENT_COLUMNS} FROM events e WHERE e.slug = $1`, [slug.toLowerCase()])) as Record<
+      string,
+      unknown
+    >[];
+    const event = rows[0] ? toEvent(rows[0]) : null;
+    if (event) reader.events.prime(event.id, event);
+    return event && EventsPolicy.canView(event, await reader.role(event.organizerId)) ? event : null;
+  }
+
+  /** The event the caller may manage; not found when they may not even see it. */
+  async requireManageable(reader: EventsReader, eventId: string, action: string): Promise<Event> {
+    return this.requireRole(reader, eventId, EventsPolicy.canManage, action);
+  }
+
+  async requireRole(
+    reader: EventsReader,
+    eventId: string,
+    allowed: (role: OrganizerRoleValue | null) => boolean,
+    action: string,
+  ): Promise<Event> {
+    const event = await reader.events.load(eventId);
+    const role = event ? await reader.role(event.organizerId) : null;
+    if (!event || !EventsPolicy.canView(event, role)) throw EventError.notFound('Event', 'eventId');
+    if (!allowed(role)) throw EventError.forbidden(action);
+    return event;
+  }
+
+  /** The public listing: published public events, by start time, filtered. */
+  async list(filter: EventFilter, direction: OrderDirection, request: PageRequest): Promise<EventList> {
+    const where = [`e.status = 'published'`, `e.visibility = 'public'`];
+    const params: unknown[] = [];
+    const param = (value: unknown): string => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    if (filter.startsAfter) where.push(`e.starts_at >= ${param(filter.startsAfter)}`);
+    if (filter.startsBefore) where.push(`e.starts_at < ${param(filter.startsBefore)}`);
+    if (filter.organizerSlug)
+      where.push(`e.organizer_id = (SELECT id FROM organizers WHERE slug = ${param(filter.organizerSlug.toLowerCase())})`);
+    if (filter.search?.trim()) where.push(`e.title ILIKE ${param(`%${escapeLike(filter.search.trim())}%`)}`);
+    const source = { select: EVENT_COLUMNS, from: 'events e', where, params };
+    const page = await fetchPage((sql, p) => this.dataSource.query(sql, p), source, byStart(direction), request, toEvent);
+    return { page, totalCount: () => this.count(source) };
+  }
+
+  /** An organizer's events: all of them for its members, the listed ones for everyone else. */
+  async listOfOrganizer(reader: EventsReader, organizerId: string, direction: OrderDirection, request: PageRequest): Promise<EventList> {
+    const role = await reader.role(organizerId);
+    const where = ['e.organizer_id = $1'];
+    if (role === null) where.push(`e.status = 'published'`, `e.visibility = 'public'`);
+    const source = { select: EVENT_COLUMNS, from: 'events e', where, params: [organizerId] };
+    const page = await fetchPage((sql, p) => this.dataSource.query(sql, p), source, byStart(direction), request, toEvent);
+    return { page, totalCount: () => this.count(source) };
+  }
+
+  private async count(source: { from: string; where: string[]; params: unknown[] }): Promise<number> {
+    const rows = (await this.dataSource.query(
+      `SELECT count(*)::int AS n FROM ${source.from} WHERE ${source.where.join(' AND ')}`,
+      source.params,
+    )) as {
+      n: number;
+    }[];
+    return rows[0]!.n;
+  }
+
+  private async setStatus(reader: EventsReader, eventId: string, from: string, assignments: string, conflict: string): Promise<Event> {
+    const [rows] = (await this.dataSource.query(
+      `UPDATE events e SET ${assignments} WHERE e.id = $1 AND e.status = $3 RETURNING ${EVENT_COLUMNS}`,
+      [eventId, this.clock.now(), from],
+    )) as [Record<string, unknown>[], number];
+    if (!rows[0]) throw new EventError('EVENT_NOT_DRAFT', conflict, 'eventId');
+    reader.forgetEvent(eventId);
+    return toEvent(rows[0]);
+  }
+}
+
+function slugTaken(err: unknown): EventError | undefined {
+  return violatedUniqueConstraint(err) === 'events_slug_key'
+    ? new EventError('SLUG_TAKEN', 'This slug is already taken.', 'slug')
+    : undefined;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

@@ -1,0 +1,226 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { Clock } from '../clock/clock.js';
+import { fetchPage, fetchPagesByParent, Page, PageRequest, SortKey } from '../database/keyset.js';
+import { violatedUniqueConstraint } from '../database/postgres-errors.js';
+import { UsersService } from '../users/users.service.js';
+import { checkSlug, checkText, checkUrl } from './event-validation.js';
+import { EventError } from './events.errors.js';
+import type { Organizer, OrganizerMember, OrganizerRoleValue } from './events.model.js';
+import { EventsPolicy } from './events.policy.js';
+import type { EventsReader } from './events.reader.js';
+import { MEMBER_COLUMNS, ORGANIZER_COLUMNS, toMember, toOrganizer } from './events.rows.js';
+
+export interface OrganizerInput {
+  slug: string;
+  name: string;
+  description?: string | null;
+  websiteUrl?: string | null;
+}
+
+export type OrganizerChanges = { name?: string | null; description?: string | null; websiteUrl?: string | null };
+
+const MEMBER_ORDER: SortKey = {
+  columns: [
+    { sql: 'm.created_at', type: 'timestamptz' },
+    { sql: 'm.user_id', type: 'uuid' },
+  ],
+  direction: 'ASC',
+};
+
+/** Organizers and their teams. */
+@Injectable()
+export class OrganizersService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly users: UsersService,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(userId: string, input: OrganizerInput): Promise<Organizer> {
+    const slug = checkSlug(input.slug.trim().toLowerCase(), 64);
+    const name = checkText(input.name, { field: 'name', min: 1, max: 200, code: 'INVALID_NAME', label: 'Name' });
+    const description = checkText(input.description ?? '', {
+      field: 'description',
+      min: 0,
+      max: 5000,
+      code: 'INVALID_DESCRIPTION',
+      label: 'Description',
+    });
+    const websiteUrl = input.websiteUrl ? checkUrl(input.websiteUrl, 'websiteUrl') : null;
+    const now = this.clock.now();
+    try {
+      return await this.dataSource.transaction(async (tx) => {
+        const [row] = (await tx.query(
+          `INSERT INTO organizers (slug, name, description, website_url, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)
+           RETURNING id, slug, name, description, website_url, created_at`,
+          [slug, name, description, websiteUrl, now],
+        )) as Record<string, unknown>[];
+        await tx.query(`INSERT INTO organizer_members (organizer_id, user_id, role, created_at) VALUES ($1, $2, 'owner', $3)`, [
+          row!.id,
+          userId,
+          now,
+        ]);
+        return toOrganizer(row!);
+      });
+    } catch (err) {
+      if (violatedUniqueConstraint(err) === 'organizers_slug_key')
+        throw new EventError('SLUG_TAKEN', 'This slug is already taken.', 'slug');
+      throw err;
+    }
+  }
+
+  async update(reader: EventsReader, organizerId: string, changes: OrganizerChanges): Promise<Organizer> {
+    await this.requireRole(reader, organizerId, EventsPolicy.canManage, 'change this organizer');
+    const sets: string[] = [];
+    const params: unknown[] = [organizerId];
+    const set = (column: string, value: unknown) => {
+      params.push(value);
+      sets.push(`${column} = $${params.length}`);
+    };
+    if (changes.name != null)
+      set('name', checkText(changes.name, { field: 'name', min: 1, max: 200, code: 'INVALID_NAME', label: 'Name' }));
+    if (changes.description != null) {
+      set(
+        'description',
+        checkText(changes.description, { field: 'description', min: 0, max: 5000, code: 'INVALID_DESCRIPTION', label: 'Description' }),
+      );
+    }
+    if (changes.websiteUrl != null) set('website_url', changes.websiteUrl === '' ? null : checkUrl(changes.websiteUrl, 'websiteUrl'));
+    set('updated_at', this.clock.now());
+    const [rows] = (await this.dataSource.query(
+      `UPDATE organizers o SET ${sets.join(', ')} WHERE o.id = $1 RETURNING ${ORGANIZER_COLUMNS}`,
+      params,
+    )) as [Record<string, unknown>[], number];
+    reader.forgetOrganizer(organizerId);
+    return toOrganizer(rows[0]!);
+  }
+
+  async findBySlug(slug: string): Promise<Organizer | null> {
+    const rows = (await this.dataSource.query(`SELECT ${ORGANIZER_COLUMNS} FROM organizers o WHERE o.slug = $1`, [
+      slug.toLowerCase(),
+    ])) as Record<string, unknown>[];
+    return rows[0] ? toOrganizer(rows[0]) : null;
+  }
+
+  async addMember(reader: EventsReader, organizerId: string, username: string, role: OrganizerRoleValue): Promise<OrganizerMember> {
+    const callerRole = await this.requireRole(reader, organizerId, EventsPolicy.canManage, 'add members');
+    if (!EventsPolicy.canAssignRole(callerRole, role)) throw EventError.forbidden('grant the owner role');
+    const user = await this.userNamed(username);
+    try {
+      const rows = (await this.dataSource.query(
+        `INSERT INTO organizer_members AS m (organizer_id, user_id, role, created_at) VALUES ($1, $2, $3, $4) RETURNING ${MEMBER_COLUMNS}`,
+        [organizerId, user.id, role, this.clock.now()],
+      )) as Record<string, unknown>[];
+      return toMember(rows[0]!);
+    } catch (err) {
+      if (violatedUniqueConstraint(err) === 'organizer_members_pkey') {
+        throw new EventError('ALREADY_MEMBER', `${user.username} is already a member; change their role instead.`, 'username');
+      }
+      throw err;
+    }
+  }
+
+  async updateMember(reader: EventsReader, organizerId: string, username: string, role: OrganizerRoleValue): Promise<OrganizerMember> {
+    const callerRole = await this.requireRole(reader, organizerId, EventsPolicy.canManage, 'change roles');
+    const user = await this.userNamed(username);
+    return this.changeTeam(organizerId, async (tx, members) => {
+      const current = members.get(user.id);
+      if (!current) throw new EventError('MEMBER_NOT_FOUND', `${user.username} is not a member of this organizer.`, 'username');
+      if (!EventsPolicy.canAssignRole(callerRole, current) || !EventsPolicy.canAssignRole(callerRole, role)) {
+        throw EventError.forbidden('grant or take the owner role');
+      }
+      if (current === 'owner' && role !== 'owner') this.keepAnOwner(members, user.id);
+      const rows = (await tx.query(
+        `UPDATE organizer_members m SET role = $3 WHERE organizer_id = $1 AND user_id = $2 RETURNING ${MEMBER_COLUMNS}`,
+        [organizerId, user.id, role],
+      )) as [Record<string, unknown>[], number];
+      return toMember(rows[0][0]!);
+    });
+  }
+
+  async removeMember(reader: EventsReader, organizerId: string, username: string): Promise<Organizer> {
+    const user = await this.userNamed(username);
+    const removingSelf = user.id === reader.userId;
+    const callerRole = removingSelf
+      ? await this.requireRole(reader, organizerId, (r) => r !== null, 'leave this organizer')
+      : await this.requireRole(reader, organizerId, EventsPolicy.canManage, 'remove members');
+    await this.changeTeam(organizerId, async (tx, members) => {
+      const current = members.get(user.id);
+      if (!current) throw new EventError('MEMBER_NOT_FOUND', `${user.username} is not a member of this organizer.`, 'username');
+      if (!removingSelf && !EventsPolicy.canAssignRole(callerRole, current)) throw EventError.forbidden('remove an owner');
+      if (current === 'owner') this.keepAnOwner(members, user.id);
+      await tx.query(`DELETE FROM organizer_members WHERE organizer_id = $1 AND user_id = $2`, [organizerId, user.id]);
+    });
+    reader.forgetOrganizer(organizerId);
+    return (await reader.organizers.load(organizerId))!;
+  }
+
+  /** The teams of several organizers, one page each. Callers check who may see them. */
+  membersPages(organizerIds: readonly string[], request: PageRequest): Promise<Map<string, Page<OrganizerMember>>> {
+    return fetchPagesByParent(
+      (sql, params) => this.dataSource.query(sql, params),
+      { select: MEMBER_COLUMNS, from: 'organizer_members m', where: [], params: [] },
+      'm.organizer_id',
+      organizerIds,
+      MEMBER_ORDER,
+      request,
+      toMember,
+    );
+  }
+
+  /** The organizers a user belongs to. */
+  membershipsOf(userId: string, request: PageRequest): Promise<Page<OrganizerMember>> {
+    return fetchPage(
+      (sql, params) => this.dataSource.query(sql, params),
+      { select: MEMBER_COLUMNS, from: 'organizer_members m', where: ['m.user_id = $1'], params: [userId] },
+      MEMBER_ORDER,
+      request,
+      toMember,
+    );
+  }
+
+  /**
+   * The caller's role, refused unless `allowed`. An organizer that does not exist is not found;
+   * organizers are public, so one that exists is plainly forbidden.
+   */
+  async requireRole(
+    reader: EventsReader,
+    organizerId: string,
+    allowed: (role: OrganizerRoleValue | null) => boolean,
+    action: string,
+  ): Promise<OrganizerRoleValue | null> {
+    const [organizer, role] = await Promise.all([reader.organizers.load(organizerId), reader.role(organizerId)]);
+    if (!organizer) throw EventError.notFound('Organizer', 'organizerId');
+    if (!allowed(role)) throw EventError.forbidden(action);
+    return role;
+  }
+
+  private async userNamed(username: string) {
+    const user = await this.users.findActiveByUsername(username);
+    if (!user) throw new EventError('UNKNOWN_USER', 'No active user has this username.', 'username');
+    return user;
+  }
+
+  /** Runs a change to the team with the organizer locked, so two changes cannot both remove the last owner. */
+  private changeTeam<T>(
+    organizerId: string,
+    change: (tx: EntityManager, members: Map<string, OrganizerRoleValue>) => Promise<T>,
+  ): Promise<T> {
+    return this.dataSource.transaction(async (tx) => {
+      await tx.query(`SELECT 1 FROM organizers WHERE id = $1 FOR UPDATE`, [organizerId]);
+      const rows = (await tx.query(`SELECT user_id, role FROM organizer_members WHERE organizer_id = $1`, [organizerId])) as Record<
+        string,
+        unknown
+      >[];
+      return change(tx, new Map(rows.map((r) => [r.user_id as string, r.role as OrganizerRoleValue])));
+    });
+  }
+
+  private keepAnOwner(members: Map<string, OrganizerRoleValue>, leaving: string): void {
+    const owners = [...members].filter(([id, role]) => role === 'owner' && id !== leaving);
+    if (owners.length === 0)
+      throw new EventError('LAST_OWNER', 'An organizer keeps at least one owner: make someone else owner first.', 'username');
+  }
+}

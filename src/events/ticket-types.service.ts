@@ -1,0 +1,188 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Clock } from '../clock/clock.js';
+import {
+  checkOrderLimits,
+  checkPositiveInt,
+  checkPrice,
+  checkSalesWindow,
+  checkText,
+  MAX_TICKET_TYPES_PER_EVENT,
+} from './event-validation.js';
+import { EventError } from './events.errors.js';
+import type { TicketType } from './events.model.js';
+import { EventsPolicy } from './events.policy.js';
+import type { EventsReader } from './events.reader.js';
+import { TICKET_TYPE_COLUMNS, toTicketType } from './events.rows.js';
+import { EventsService } from './events.service.js';
+import { lockEvent, promoteWaitlist } from './waitlist.js';
+
+export interface TicketTypeInput {
+  name: string;
+  description?: string | null;
+  price: { amount: number; currency: string };
+  quantity?: number | null;
+  salesStartAt?: Date | null;
+  salesEndAt?: Date | null;
+  hidden?: boolean | null;
+  minPerOrder?: number | null;
+  maxPerOrder?: number | null;
+}
+
+/** Fields to change; omitted (or null, except for the sales window, where null clears) keeps the current value. */
+export type TicketTypeChanges = { [K in keyof TicketTypeInput]?: TicketTypeInput[K] | null };
+
+/** Ticket types of an event: price, quantity, sales window, per-order limits. */
+@Injectable()
+export class TicketTypesService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly events: EventsService,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(reader: EventsReader, eventId: string, input: TicketTypeInput): Promise<TicketType> {
+    await this.events.requireManageable(reader, eventId, 'add ticket types to this event');
+    const name = checkText(input.name, { field: 'name', min: 1, max: 100, code: 'INVALID_NAME', label: 'Name' });
+    const description = checkText(input.description ?? '', {
+      field: 'description',
+      min: 0,
+      max: 2000,
+      code: 'INVALID_DESCRIPTION',
+      label: 'Description',
+    });
+    const price = checkPrice(input.price.amount, input.price.currency);
+    const quantity = input.quantity == null ? null : checkPositiveInt(input.quantity, 'quantity', 'INVALID_QUANTITY', 'Quantity');
+    const minPerOrder = input.minPerOrder ?? 1;
+    const maxPerOrder = input.maxPerOrder ?? Math.max(minPerOrder, 10);
+    checkOrderLimits(minPerOrder, maxPerOrder);
+    checkSalesWindow(input.salesStartAt ?? null, input.salesEndAt ?? null);
+    const now = this.clock.now();
+    const created = await this.dataSource.transaction(async (tx) => {
+      await lockEvent(tx, eventId);
+      const [{ n }] = (await tx.query(`SELECT count(*)::int AS n FROM ticket_types WHERE event_id = $1`, [eventId])) as [{ n: number }];
+      if (n >= MAX_TICKET_TYPES_PER_EVENT) {
+        throw new EventError('TOO_MANY_TICKET_TYPES', `An event has at most ${MAX_TICKET_TYPES_PER_EVENT} ticket types.`, 'eventId');
+      }
+      return (await tx.query(
+        `INSERT INTO ticket_types AS t (event_id, name, description, price_amount, price_currency, quantity, sales_start_at, sales_end_at, hidden,
+                                        min_per_order, max_per_order, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING ${TICKET_TYPE_COLUMNS}`,
+        [
+          eventId,
+          name,
+          description,
+          price.amount,
+          price.currency,
+          quantity,
+          input.salesStartAt ?? null,
+          input.salesEndAt ?? null,
+          input.hidden ?? false,
+          minPerOrder,
+          maxPerOrder,
+          now,
+        ],
+      )) as Record<string, unknown>[];
+    });
+    reader.forgetEvent(eventId);
+    return toTicketType(created[0]!);
+  }
+
+  async update(reader: EventsReader, ticketTypeId: string, changes: TicketTypeChanges): Promise<TicketType> {
+    const current = await this.requireManageable(reader, ticketTypeId, 'change this ticket type');
+    const sets: string[] = [];
+    const params: unknown[] = [ticketTypeId];
+    const set = (column: string, value: unknown) => {
+      params.push(value);
+      sets.push(`${column} = $${params.length}`);
+    };
+    if (changes.name != null)
+      set('name', checkText(changes.name, { field: 'name', min: 1, max: 100, code: 'INVALID_NAME', label: 'Name' }));
+    if (changes.description != null) {
+      set(
+        'description',
+        checkText(changes.description, { field: 'description', min: 0, max: 2000, code: 'INVALID_DESCRIPTION', label: 'Description' }),
+      );
+    }
+    if (changes.price != null) {
+      const price = checkPrice(changes.price.amount, changes.price.currency);
+      set('price_amount', price.amount);
+      set('price_currency', price.currency);
+    }
+    const quantity = changes.quantity == null ? undefined : checkPositiveInt(changes.quantity, 'quantity', 'INVALID_QUANTITY', 'Quantity');
+    if (quantity !== undefined) set('quantity', quantity);
+    if (changes.salesStartAt !== undefined || changes.salesEndAt !== undefined) {
+      const start = changes.salesStartAt === undefined ? current.salesStartAt : changes.salesStartAt;
+      const end = changes.salesEndAt === undefined ? current.salesEndAt : changes.salesEndAt;
+      checkSalesWindow(start, end);
+      set('sales_start_at', start);
+      set('sales_end_at', end);
+    }
+    if (changes.hidden != null) set('hidden', changes.hidden);
+    if (changes.minPerOrder != null || changes.maxPerOrder != null) {
+      const min = changes.minPerOrder ?? current.minPerOrder;
+      const max = changes.maxPerOrder ?? current.maxPerOrder;
+      checkOrderLimits(min, max);
+      set('min_per_order', min);
+      set('max_per_order', max);
+    }
+    const now = this.clock.now();
+    set('updated_at', now);
+    const rows = await this.dataSource.transaction(async (tx) => {
+      await lockEvent(tx, current.eventId);
+      const [{ sold }] = (await tx.query(`SELECT sold FROM ticket_types WHERE id = $1`, [ticketTypeId])) as [{ sold: number }];
+      if (quantity !== undefined && quantity < sold) {
+        throw new EventError('QUANTITY_BELOW_SOLD', `${sold} tickets are already confirmed: the quantity cannot be lower.`, 'quantity');
+      }
+      await tx.query(`UPDATE ticket_types SET ${sets.join(', ')} WHERE id = $1`, params);
+      if (quantity !== undefined) await promoteWaitlist(tx, current.eventId, now);
+      return (await tx.query(`SELECT ${TICKET_TYPE_COLUMNS} FROM ticket_types t WHERE t.id = $1`, [ticketTypeId])) as Record<
+        string,
+        unknown
+      >[];
+    });
+    reader.ticketTypes.clear(ticketTypeId);
+    reader.forgetEvent(current.eventId);
+    return toTicketType(rows[0]!);
+  }
+
+  async delete(reader: EventsReader, ticketTypeId: string): Promise<void> {
+    const current = await this.requireManageable(reader, ticketTypeId, 'delete this ticket type');
+    await this.dataSource.transaction(async (tx) => {
+      await lockEvent(tx, current.eventId);
+      const used = (await tx.query(`SELECT 1 FROM registrations WHERE ticket_type_id = $1 LIMIT 1`, [ticketTypeId])) as unknown[];
+      if (used.length)
+        throw new EventError(
+          'TICKET_TYPE_IN_USE',
+          'People registered with this ticket type: hide it instead of deleting it.',
+          'ticketTypeId',
+        );
+      await tx.query(`DELETE FROM ticket_types WHERE id = $1`, [ticketTypeId]);
+    });
+    reader.ticketTypes.clear(ticketTypeId);
+    reader.forgetEvent(current.eventId);
+  }
+
+  /** The ticket type, if the caller may see it (hidden ones: members only). */
+  async findVisible(reader: EventsReader, ticketTypeId: string): Promise<TicketType | null> {
+    const ticketType = await reader.ticketTypes.load(ticketTypeId);
+    if (!ticketType) return null;
+    const event = await this.events.findVisible(reader, ticketType.eventId);
+    if (!event) return null;
+    return !ticketType.hidden || EventsPolicy.canSeeHiddenTicketTypes(await reader.role(event.organizerId)) ? ticketType : null;
+  }
+
+  /** The ticket types of an event the caller sees. */
+  async visibleOfEvent(reader: EventsReader, event: { id: string; organizerId: string }): Promise<TicketType[]> {
+    const [all, role] = await Promise.all([reader.ticketTypesOfEvent.load(event.id), reader.role(event.organizerId)]);
+    return EventsPolicy.canSeeHiddenTicketTypes(role) ? all : all.filter((t) => !t.hidden);
+  }
+
+  private async requireManageable(reader: EventsReader, ticketTypeId: string, action: string): Promise<TicketType> {
+    const ticketType = await this.findVisible(reader, ticketTypeId);
+    if (!ticketType) throw EventError.notFound('TicketType', 'ticketTypeId');
+    await this.events.requireManageable(reader, ticketType.eventId, action);
+    return ticketType;
+  }
+}

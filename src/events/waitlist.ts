@@ -1,0 +1,50 @@
+import { EntityManager } from 'typeorm';
+
+/**
+ * Gives free seats to waitlisted registrations, oldest first, inside the caller's transaction, which
+ * must hold the event's row lock. A registration that does not fit (its ticket type is sold out, or it
+ * asks for more seats than are free) keeps its place while younger ones that fit go ahead, so no seat
+ * stays free while someone in the queue could use it. Returns the ids it confirmed.
+ */
+export async function promoteWaitlist(tx: EntityManager, eventId: string, now: Date): Promise<string[]> {
+  const [event] = (await tx.query(`SELECT capacity, confirmed_seats FROM events WHERE id = $1`, [eventId])) as {
+    capacity: number | null;
+    confirmed_seats: number;
+  }[];
+  if (!event) return [];
+  let freeSeats = event.capacity === null ? Infinity : event.capacity - event.confirmed_seats;
+  if (freeSeats <= 0) return [];
+
+  const tickets = (await tx.query(`SELECT id, quantity, sold FROM ticket_types WHERE event_id = $1`, [eventId])) as {
+    id: string;
+    quantity: number | null;
+    sold: number;
+  }[];
+  const ticketsLeft = new Map(tickets.map((t) => [t.id, t.quantity === null ? Infinity : t.quantity - t.sold]));
+  const waiting = (await tx.query(
+    `SELECT id, ticket_type_id, quantity FROM registrations WHERE event_id = $1 AND status = 'waitlisted' ORDER BY queue_position`,
+    [eventId],
+  )) as { id: string; ticket_type_id: string; quantity: number }[];
+
+  const promoted: string[] = [];
+  for (const registration of waiting) {
+    if (freeSeats <= 0) break;
+    const left = ticketsLeft.get(registration.ticket_type_id) ?? 0;
+    if (registration.quantity > freeSeats || registration.quantity > left) continue;
+    freeSeats -= registration.quantity;
+    ticketsLeft.set(registration.ticket_type_id, left - registration.quantity);
+    promoted.push(registration.id);
+    await tx.query(`UPDATE registrations SET status = 'confirmed', confirmed_at = $2, updated_at = $2 WHERE id = $1`, [
+      registration.id,
+      now,
+    ]);
+    await tx.query(`UPDATE ticket_types SET sold = sold + $2 WHERE id = $1`, [registration.ticket_type_id, registration.quantity]);
+    await tx.query(`UPDATE events SET confirmed_seats = confirmed_seats + $2 WHERE id = $1`, [eventId, registration.quantity]);
+  }
+  return promoted;
+}
+
+/** Locks the event row: every change to its seats, tickets or registrations happens under this lock. */
+export async function lockEvent(tx: EntityManager, eventId: string): Promise<void> {
+  await tx.query(`SELECT 1 FROM events WHERE id = $1 FOR UPDATE`, [eventId]);
+}

@@ -1,0 +1,189 @@
+import { DataSource } from 'typeorm';
+import { createUserWithToken } from './support/fixtures.js';
+import {
+  createEvent,
+  createManyUsersWithTokens,
+  createOrganizer,
+  mutate,
+  mutateRaw,
+  registerFor,
+  registrationOf,
+} from './support/events.js';
+import { graphql } from './support/http.js';
+import { startTestApp, TestApp } from './support/test-app.js';
+
+describe('Registrations: capacity, waitlist and per-order limits', () => {
+  let t: TestApp;
+  let owner: string;
+  let organizerId: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    owner = (await createUserWithToken(t)).token;
+    organizerId = (await createOrganizer(t, owner)).id;
+  });
+  afterAll(() => t.close());
+
+  const counts = async (eventId: string) => {
+    const res = await graphql(
+      t.url,
+      `
+        query ($id: ID!) {
+          event(id: $id) {
+            spotsLeft
+            confirmed: registrations(first: 100, status: CONFIRMED) {
+              nodes {
+                id
+              }
+            }
+            waitlisted: registrations(first: 100, status: WAITLISTED) {
+              nodes {
+                id
+              }
+              pageInfo {
+                hasNextPage
+              }
+            }
+          }
+        }
+      `,
+      { privateToken: owner, variables: { id: eventId } },
+    );
+    return res.body.data?.event;
+  };
+
+  it('never oversells: 200 concurrent registrations for 50 seats give exactly 50 confirmed and 150 waitlisted', async () => {
+    const event = await createEvent(t, owner, organizerId, { capacity: 50 });
+    const users = await createManyUsersWithTokens(t, 200);
+    const results = await Promise.all(users.map((u) => registerFor(t, u.token, event)));
+
+    const statuses = results.map((res) => registrationOf(res).status);
+    expect(statuses.filter((s) => s === 'CONFIRMED')).toHaveLength(50);
+    expect(statuses.filter((s) => s === 'WAITLISTED')).toHaveLength(150);
+
+    const [row] = await t.get(DataSource).query(
+      `SELECT e.confirmed_seats, t.sold,
+              (SELECT count(*)::int FROM registrations r WHERE r.event_id = e.id AND r.status = 'confirmed') AS confirmed,
+              (SELECT count(*)::int FROM attendees a JOIN registrations r ON r.id = a.registration_id WHERE r.event_id = e.id AND r.status = 'confirmed') AS seated
+         FROM events e JOIN ticket_types t ON t.event_id = e.id WHERE e.slug = $1`,
+      [event.slug],
+    );
+    expect(row).toEqual({ confirmed_seats: 50, sold: 50, confirmed: 50, seated: 50 });
+    const view = await counts(event.id);
+    expect(view.spotsLeft).toBe(0);
+    expect(view.confirmed.nodes).toHaveLength(50);
+  }, 120_000);
+
+  it('holds a ticket type quantity the same way, under concurrency, with multi-ticket orders', async () => {
+    const event = await createEvent(t, owner, organizerId, { capacity: null, quantity: 10, maxPerOrder: 3 });
+    const users = await createManyUsersWithTokens(t, 12);
+    const results = await Promise.all(users.map((u) => registerFor(t, u.token, event, 3)));
+    const confirmed = results.filter((res) => registrationOf(res).status === 'CONFIRMED');
+    // 3 orders of 3 fit in 10; the 10th ticket stays free because no waiting order fits in it.
+    expect(confirmed).toHaveLength(3);
+    const [row] = await t
+      .get(DataSource)
+      .query(`SELECT sold FROM ticket_types t JOIN events e ON e.id = t.event_id WHERE e.slug = $1`, [event.slug]);
+    expect(row.sold).toBe(9);
+  }, 60_000);
+
+  it('promotes the oldest waitlisted registration when a seat frees up, in order', async () => {
+    const event = await createEvent(t, owner, organizerId, { capacity: 2 });
+    const people = await createManyUsersWithTokens(t, 5);
+    const regs = [];
+    for (const person of people) regs.push(registrationOf(await registerFor(t, person.token, event)));
+    expect(regs.map((r) => r.status)).toEqual(['CONFIRMED', 'CONFIRMED', 'WAITLISTED', 'WAITLISTED', 'WAITLISTED']);
+
+    const cancel = (token: string, registrationId: string) =>
+      mutate(t, token, 'cancelRegistration', { registrationId }, 'registration { status cancelledAt }');
+    expect((await cancel(people[0]!.token, regs[0].id)).registration.status).toBe('CANCELLED');
+    const status = async (token: string, id: string) =>
+      (
+        await graphql(
+          t.url,
+          `
+            query ($id: ID!) {
+              node(id: $id) {
+                ... on Registration {
+                  status
+                  confirmedAt
+                }
+              }
+            }
+          `,
+          { privateToken: token, variables: { id } },
+        )
+      ).body.data?.node.status;
+    expect(await status(people[2]!.token, regs[2].id)).toBe('CONFIRMED');
+    expect(await status(people[3]!.token, regs[3].id)).toBe('WAITLISTED');
+
+    // The organizer cancels someone's registration: the next in line gets the seat.
+    await cancel(owner, regs[1].id);
+    expect(await status(people[3]!.token, regs[3].id)).toBe('CONFIRMED');
+    expect(await status(people[4]!.token, regs[4].id)).toBe('WAITLISTED');
+
+    // Cancelling a waitlisted registration frees nothing; raising the capacity confirms the rest.
+    await mutate(t, owner, 'updateEvent', { eventId: event.id, capacity: 3 }, 'event { capacity spotsLeft }');
+    expect(await status(people[4]!.token, regs[4].id)).toBe('CONFIRMED');
+    const lower = await mutateRaw(t, owner, 'updateEvent', { eventId: event.id, capacity: 1 }, 'event { id }');
+    expect(lower.body.data?.updateEvent.userErrors[0]).toMatchObject({ code: 'CAPACITY_BELOW_CONFIRMED', field: ['input', 'capacity'] });
+
+    const again = await mutateRaw(t, people[0]!.token, 'cancelRegistration', { registrationId: regs[0].id }, 'registration { id }');
+    expect(again.body.data?.cancelRegistration.userErrors[0]).toMatchObject({ code: 'ALREADY_CANCELLED' });
+    const notTheirs = await mutateRaw(t, people[0]!.token, 'cancelRegistration', { registrationId: regs[2].id }, 'registration { id }');
+    expect(notTheirs.body.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+  });
+
+  it('enforces per-order limits and one active registration per person', async () => {
+    const event = await createEvent(t, owner, organizerId, { maxPerOrder: 2 });
+    const { token } = await createUserWithToken(t);
+    const tooMany = await registerFor(t, token, event, 3);
+    expect(tooMany.body.data?.registerForEvent.userErrors).toEqual([
+      {
+        field: ['input', 'attendees'],
+        message: 'This ticket type is sold 1 to 2 per registration: give that many attendees.',
+        code: 'INVALID_ATTENDEES',
+      },
+    ]);
+    const badEmail = await mutateRaw(
+      t,
+      token,
+      'registerForEvent',
+      { eventId: event.id, ticketTypeId: event.ticketTypeId, attendees: [{ name: 'Ada', email: 'not-an-email' }] },
+      'registration { id }',
+    );
+    expect(badEmail.body.data?.registerForEvent.userErrors[0]).toMatchObject({
+      field: ['input', 'attendees', '0', 'email'],
+      code: 'INVALID_EMAIL',
+    });
+    registrationOf(await registerFor(t, token, event, 2));
+    const twice = await registerFor(t, token, event, 1);
+    expect(twice.body.data?.registerForEvent.userErrors[0]).toMatchObject({ code: 'ALREADY_REGISTERED' });
+  });
+
+  it('refuses registration outside the sales window and for hidden ticket types', async () => {
+    const event = await createEvent(t, owner, organizerId);
+    const later = new Date(t.clock.now().getTime() + 86_400_000).toISOString();
+    const { ticketType } = await mutate(
+      t,
+      owner,
+      'createTicketType',
+      { eventId: event.id, name: 'Late bird', price: { amount: 2500, currency: 'EUR' }, salesStartAt: later },
+      'ticketType { id onSale }',
+    );
+    expect(ticketType.onSale).toBe(false);
+    const { token } = await createUserWithToken(t);
+    const early = await registerFor(t, token, { id: event.id, ticketTypeId: ticketType.id });
+    expect(early.body.data?.registerForEvent.userErrors[0]).toMatchObject({ code: 'SALES_NOT_STARTED' });
+
+    const { ticketType: hidden } = await mutate(
+      t,
+      owner,
+      'createTicketType',
+      { eventId: event.id, name: 'Crew', price: { amount: 0, currency: 'EUR' }, hidden: true },
+      'ticketType { id }',
+    );
+    const sneaky = await registerFor(t, token, { id: event.id, ticketTypeId: hidden.id });
+    expect(sneaky.body.errors?.[0].extensions).toMatchObject({ code: 'NOT_FOUND', reason: 'TICKET_TYPE_NOT_FOUND' });
+  });
+});
