@@ -53,22 +53,42 @@ describe('GraphQL endpoint', () => {
     expect(res.body).toEqual({ data: { user: null } });
   });
 
-  it('answers a syntax error with 400 and GRAPHQL_PARSE_FAILED, also anonymously', async () => {
-    const res = await graphql(t.url, '{ viewer { id ');
-    expect(res.status).toBe(400);
-    expect(res.body.errors?.[0].extensions?.code).toBe('GRAPHQL_PARSE_FAILED');
+  describe.each([
+    ['application/graphql-response+json', 400],
+    ['application/json', 200],
+  ])('with Accept: %s', (accept, status) => {
+    const headers = { accept };
+
+    it(`answers a syntax error with ${status} and GRAPHQL_PARSE_FAILED, also anonymously`, async () => {
+      const res = await graphql(t.url, '{ viewer { id ', { headers });
+      expect(res.status).toBe(status);
+      expect(res.headers.get('content-type')).toContain(accept);
+      expect(res.body.errors?.[0].extensions?.code).toBe('GRAPHQL_PARSE_FAILED');
+    });
+
+    it(`answers an unknown field with ${status} and GRAPHQL_VALIDATION_FAILED`, async () => {
+      const res = await graphql(t.url, '{ viewer { password } }', { privateToken: token, headers });
+      expect(res.status).toBe(status);
+      expect(res.body.errors?.[0]).toMatchObject({ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+    });
+
+    it(`answers missing variables with ${status} and BAD_USER_INPUT`, async () => {
+      const res = await graphql(t.url, 'query Find($username: String!) { user(username: $username) { id } }', {
+        privateToken: token,
+        headers,
+      });
+      expect(res.status).toBe(status);
+      expect(res.body.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+    });
   });
 
-  it('answers an unknown field with 400 and GRAPHQL_VALIDATION_FAILED', async () => {
-    const res = await graphql(t.url, '{ viewer { password } }', { privateToken: token });
+  it('answers a body that is no GraphQL request at all with 400 whatever the media type', async () => {
+    const res = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ notAQuery: true }),
+    });
     expect(res.status).toBe(400);
-    expect(res.body.errors?.[0]).toMatchObject({ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
-  });
-
-  it('answers missing variables with 400 and BAD_USER_INPUT', async () => {
-    const res = await graphql(t.url, 'query Find($username: String!) { user(username: $username) { id } }', { privateToken: token });
-    expect(res.status).toBe(400);
-    expect(res.body.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
   });
 
   it('does not run automatic persisted queries (they would bypass the policy)', async () => {

@@ -6,7 +6,6 @@ import type { EventFormatValue, Venue } from './events.model.js';
 const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const COUNTRY = /^[A-Z]{2}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const TIME_ZONES = new Set(Intl.supportedValuesOf('timeZone'));
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
 export const MAX_TICKET_TYPES_PER_EVENT = 30;
@@ -73,10 +72,21 @@ export function checkUrl(value: string, field: string, { httpsOnly = false } = {
 }
 
 export function checkTimeZone(value: string, field = 'timeZone'): string {
-  if (!TIME_ZONES.has(value) && value !== 'UTC') {
+  if (!isTimeZone(value)) {
     throw new EventError('INVALID_TIME_ZONE', 'Must be an IANA time zone such as Europe/Paris.', field);
   }
   return value;
+}
+
+// Intl.supportedValuesOf lists canonical names only; the formatter also knows aliases (Europe/Kyiv, UTC…).
+function isTimeZone(value: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(value)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function checkTimeRange(startsAt: Date, endsAt: Date): void {

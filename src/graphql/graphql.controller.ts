@@ -1,4 +1,4 @@
-import { ApolloServer, HeaderMap, HTTPGraphQLRequest } from '@apollo/server';
+import { ApolloServer, HeaderMap, HTTPGraphQLRequest, HTTPGraphQLResponse } from '@apollo/server';
 import { Controller, Get, Post, Req, Res } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { GraphQLModule } from '@nestjs/graphql';
@@ -43,7 +43,7 @@ export class GraphqlController {
     });
     if (context.policy.denial) throw context.policy.denial;
 
-    reply.status(response.status ?? 200);
+    reply.status(statusFor(response));
     for (const [name, value] of response.headers) reply.header(name, value);
     if (response.body.kind === 'complete') {
       await reply.send(response.body.string);
@@ -56,6 +56,27 @@ export class GraphqlController {
     this.server ??= (this.moduleRef.get(GraphQLModule, { strict: false }).graphQlAdapter as AgoraApolloDriver)
       .instance as unknown as ApolloServer<GraphqlContext>;
     return this.server;
+  }
+}
+
+// Failures of the GraphQL request itself (its document or its variables), as Apollo codes them.
+const REQUEST_PHASE_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']);
+
+/**
+ * GraphQL-over-HTTP: with `application/json` (legacy) responses, a well-formed request whose document
+ * fails to parse or validate, or whose variables do not coerce, SHOULD still be answered 200 — clients of
+ * that media type read the errors from the body. `application/graphql-response+json` keeps Apollo's 400.
+ */
+function statusFor(response: HTTPGraphQLResponse): number {
+  const status = response.status ?? 200;
+  if (status !== 400 || response.body.kind !== 'complete' || !response.headers.get('content-type')?.startsWith('application/json'))
+    return status;
+  try {
+    const { errors, data } = JSON.parse(response.body.string) as { errors?: { extensions?: { code?: string } }[]; data?: unknown };
+    const requestPhase = data === undefined && !!errors?.length && errors.every((e) => REQUEST_PHASE_CODES.has(e.extensions?.code ?? ''));
+    return requestPhase ? 200 : status;
+  } catch {
+    return status;
   }
 }
 

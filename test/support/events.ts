@@ -3,6 +3,7 @@ import { PersonalTokensService } from '../../src/personal-tokens/personal-tokens
 import { graphql, GraphqlBody } from './http.js';
 import { TestApp } from './test-app.js';
 import { randomBytes } from 'node:crypto';
+import { idOfType } from '../../src/graphql/global-id.js';
 
 /** Request builders for the events domain over GraphQL, as a client would call it. */
 
@@ -156,4 +157,20 @@ export async function createManyUsersWithTokens(t: TestApp, count: number): Prom
   const users: { id: string; token: string }[] = [];
   for (const row of rows) users.push({ id: row.id, token: (await tokens.create(row.id, { name: 'bulk', scopes: ['api'] })).token });
   return users;
+}
+
+/** Published public events with one ticket type each, inserted in bulk (listing and pagination tests). */
+export async function insertEvents(t: TestApp, organizerGlobalId: string, events: { title: string; startsAt: Date }[]): Promise<void> {
+  const organizerId = idOfType(organizerGlobalId, 'Organizer');
+  await t.get(DataSource).query(
+    `WITH e AS (
+       INSERT INTO events (organizer_id, slug, title, starts_at, ends_at, time_zone, format, venue_name, venue_city, venue_country,
+                           capacity, status, visibility, published_at)
+       SELECT $1, 'bulk-' || md5(random()::text || x.title), x.title, x.starts_at, x.starts_at + interval '2 hours', 'Europe/Paris', 'in_person',
+              'Hall', 'Paris', 'FR', 100, 'published', 'public', now()
+         FROM unnest($2::text[], $3::timestamptz[]) AS x(title, starts_at)
+       RETURNING id)
+     INSERT INTO ticket_types (event_id, name, price_amount, price_currency, quantity) SELECT id, 'General admission', 1500, 'EUR', 100 FROM e`,
+    [organizerId, events.map((e) => e.title), events.map((e) => e.startsAt)],
+  );
 }

@@ -1,0 +1,144 @@
+import { DataSource } from 'typeorm';
+import { createUserWithToken } from './support/fixtures.js';
+import { createOrganizer, insertEvents } from './support/events.js';
+import { graphql } from './support/http.js';
+import { startTestApp, TestApp } from './support/test-app.js';
+
+const PAGE = `query($first: Int, $after: String, $last: Int, $before: String, $filter: EventFilter, $orderBy: EventOrder) {
+  events(first: $first, after: $after, last: $last, before: $before, filter: $filter, orderBy: $orderBy) {
+    edges { cursor node { id title startsAt } }
+    pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+  }
+}`;
+
+describe('Event listing: keyset pagination, filters, and a constant number of SQL statements', () => {
+  let t: TestApp;
+  let token: string;
+  let organizer: { id: string; slug: string };
+  const base = Date.parse('2031-03-01T00:00:00Z');
+  const HOUR = 3600_000;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    token = (await createUserWithToken(t)).token;
+    organizer = await createOrganizer(t, token);
+    // Hourly events, plus two at the same instant to exercise the id tie-break.
+    await insertEvents(
+      t,
+      organizer.id,
+      Array.from({ length: 60 }, (_, i) => ({ title: `Talk ${String(i).padStart(2, '0')}`, startsAt: new Date(base + i * HOUR) })),
+    );
+    await insertEvents(t, organizer.id, [
+      { title: 'Twin A', startsAt: new Date(base + 10 * HOUR) },
+      { title: 'Twin B', startsAt: new Date(base + 10 * HOUR) },
+    ]);
+  });
+  afterAll(() => t.close());
+
+  const page = async (variables: Record<string, unknown>) => {
+    const res = await graphql(t.url, PAGE, { variables: { filter: { organizerSlug: organizer.slug }, ...variables } });
+    expect(res.body.errors).toBeUndefined();
+    return res.body.data!.events;
+  };
+
+  it('walks the whole list forward and backward, each item once, in start order', async () => {
+    const forward: string[] = [];
+    let after: string | null = null;
+    let pages = 0;
+    do {
+      const events: any = await page({ first: 25, after });
+      forward.push(...events.edges.map((e: any) => e.node.title));
+      after = events.pageInfo.hasNextPage ? events.pageInfo.endCursor : null;
+      pages++;
+    } while (after);
+    expect(pages).toBe(3);
+    expect(forward).toHaveLength(62);
+    expect(new Set(forward).size).toBe(62);
+    expect(forward.slice(0, 2)).toEqual(['Talk 00', 'Talk 01']);
+
+    const backward: string[] = [];
+    let before: string | null = null;
+    do {
+      const events: any = await page({ last: 25, before });
+      backward.unshift(...events.edges.map((e: any) => e.node.title));
+      before = events.pageInfo.hasPreviousPage ? events.pageInfo.startCursor : null;
+    } while (before);
+    expect(backward).toEqual(forward);
+  });
+
+  it('keeps pages stable when events are inserted before the cursor', async () => {
+    const first = await page({ first: 10 });
+    const cursor = first.pageInfo.endCursor;
+    const expected = (await page({ first: 10, after: cursor })).edges.map((e: any) => e.node.id);
+    // Earlier events appear: an OFFSET page would shift; a keyset page does not.
+    await insertEvents(t, organizer.id, [
+      { title: 'Early 1', startsAt: new Date(base - 2 * HOUR) },
+      { title: 'Early 2', startsAt: new Date(base - HOUR) },
+    ]);
+    const again = (await page({ first: 10, after: cursor })).edges.map((e: any) => e.node.id);
+    expect(again).toEqual(expected);
+  });
+
+  it('filters by time range and title, and orders by start time descending', async () => {
+    const range = await page({
+      first: 100,
+      filter: {
+        organizerSlug: organizer.slug,
+        startsAfter: new Date(base + 5 * HOUR).toISOString(),
+        startsBefore: new Date(base + 8 * HOUR).toISOString(),
+      },
+    });
+    expect(range.edges.map((e: any) => e.node.title)).toEqual(['Talk 05', 'Talk 06', 'Talk 07']);
+    const search = await page({ first: 100, filter: { organizerSlug: organizer.slug, search: 'twin' } });
+    expect(search.edges.map((e: any) => e.node.title).sort()).toEqual(['Twin A', 'Twin B']);
+    // LIKE wildcards in the search text are matched literally.
+    expect((await page({ first: 100, filter: { organizerSlug: organizer.slug, search: '%' } })).edges).toEqual([]);
+    const desc = await page({ first: 2, orderBy: { field: 'STARTS_AT', direction: 'DESC' } });
+    expect(desc.edges.map((e: any) => e.node.title)).toEqual(['Talk 59', 'Talk 58']);
+  });
+
+  it('rejects page sizes over 100, first with last, and foreign cursors as BAD_USER_INPUT', async () => {
+    for (const [variables, message] of [
+      [{ first: 101 }, 'first must be between 0 and 100.'],
+      [{ first: 5, last: 5 }, 'Pass either first or last, not both.'],
+      [{ after: 'bm90LWEtY3Vyc29y' }, 'after is not a cursor of this list.'],
+      [{ before: 'WyJ4IiwieSJd' }, 'before is not a cursor of this list.'],
+    ] as const) {
+      const res = await graphql(t.url, PAGE, { variables });
+      expect(res.body.errors?.[0]).toMatchObject({ message, extensions: { code: 'BAD_USER_INPUT' } });
+    }
+  });
+
+  it('costs the same few SQL statements for a page of 10 or 50 events with organizer, venue and ticket types', async () => {
+    const query = `query($first: Int!) { events(first: $first, filter: { organizerSlug: "${organizer.slug}" }) {
+      nodes { id title venue { name city } organizer { name slug } ticketTypes { name price { amount currency } remaining } } } }`;
+    const statements = async (first: number, credentials: { privateToken?: string } = {}) => {
+      const logger = t.get(DataSource).logger;
+      const original = logger.logQuery.bind(logger);
+      const seen: string[] = [];
+      logger.logQuery = (sql, ...rest) => {
+        seen.push(sql);
+        return original(sql, ...rest);
+      };
+      try {
+        const res = await graphql(t.url, query, { variables: { first }, ...credentials });
+        expect(res.body.errors).toBeUndefined();
+        expect(res.body.data?.events.nodes).toHaveLength(first);
+        expect(res.body.data?.events.nodes[0].ticketTypes).toEqual([
+          { name: 'General admission', price: { amount: 1500, currency: 'EUR' }, remaining: 100 },
+        ]);
+      } finally {
+        logger.logQuery = original;
+      }
+      return seen;
+    };
+    // The page (its organizer filter is a subquery), its organizers, its ticket types.
+    const anonymous = await statements(50);
+    expect(anonymous).toHaveLength(3);
+    expect(await statements(10)).toHaveLength(3);
+    // Signed in: plus the caller's roles in those organizers, once (and the token lookup, which the
+    // PostgreSQL credential cache may answer instead).
+    const signedIn = (await statements(50, { privateToken: token })).filter((sql) => !sql.includes('personal_access_tokens'));
+    expect(signedIn).toHaveLength(4);
+  });
+});
