@@ -4,6 +4,7 @@ import { parseScopeList } from '../auth/scopes.js';
 import { UsersService } from '../users/users.service.js';
 import { ApplicationsService } from '../oauth/applications.service.js';
 import { SigningKeysService } from '../oauth/signing-keys.service.js';
+import { DemoSeeder } from '../events/demo-seed.js';
 import { UsageError } from './cli-error.js';
 
 export type Flags = Record<string, string | string[] | undefined>;
@@ -33,6 +34,12 @@ export function required(flags: Flags, name: string): string {
 
 /** Commands that work on the service's data through its own services (same rules as the API). */
 export const DATA_COMMANDS: Record<string, Command> = {
+  'seed:demo': {
+    usage: 'seed:demo [--password P]   (demo organizers, events across time zones, users and registrations)',
+    async run(app, flags) {
+      return app.get(DemoSeeder).run(optional(flags, 'password'));
+    },
+  },
   'users:create': {
     usage: 'users:create --username U --email E --name N --password P',
     async run(app, flags) {

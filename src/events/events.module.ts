@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { UsersModule } from '../users/users.module.js';
+import { DemoSeeder } from './demo-seed.js';
 import { EventsReaderFactory } from './events.reader.js';
 import { EventsResolver } from './events.resolver.js';
 import { EventsService } from './events.service.js';
@@ -24,6 +25,7 @@ import { TicketTypesService } from './ticket-types.service.js';
     TicketTypesService,
     RegistrationsService,
     EventsReaderFactory,
+    DemoSeeder,
     GraphqlReaders,
     EventsResolver,
     OrganizersResolver,
