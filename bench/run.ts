@@ -123,6 +123,90 @@ async function tokenBenchmark(): Promise<string> {
   });
 }
 
+const EVENT_PAGE = JSON.stringify({
+  query: `query Upcoming($after: DateTime!) {
+    events(first: 50, filter: { startsAfter: $after }) {
+      nodes { id title startsAt endsAt timeZone format venue { name city country } spotsLeft
+        organizer { name slug } ticketTypes { name price { amount currency } remaining } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }`,
+  variables: { after: new Date(Date.now() + 86_400_000).toISOString() },
+});
+
+/**
+ * The public event listing (anonymous, 50 upcoming events with organizer, venue and ticket types) with
+ * 1,000 events in the database, then with 100,000, on the same server in one run.
+ */
+async function eventsBenchmark(): Promise<string> {
+  return withAgora(async ({ env, url }) => {
+    const measureAt = async (total: number): Promise<LoadResult> => {
+      await insertEvents(env.DATABASE_URL, total);
+      const options = {
+        url: `${url}/graphql`,
+        headers: { 'content-type': 'application/json' },
+        body: EVENT_PAGE,
+        connections: CONNECTIONS,
+      };
+      await load(`event listing, ${total} events (warm-up)`, { ...options, seconds: WARMUP_SECONDS });
+      const result = await load(`${total.toLocaleString('en')} events`, { ...options, seconds: SECONDS });
+      console.error(
+        `event listing at ${total}: ${result.requestsPerSecond} req/s, p99 ${result.p99Ms} ms, ${result.errors + result.non2xx} errors`,
+      );
+      return result;
+    };
+    const small = await measureAt(1_000);
+    const large = await measureAt(100_000);
+    const cost = small.requestsPerSecond / large.requestsPerSecond;
+    const row = (r: LoadResult) => `| ${r.name} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.errors + r.non2xx} |`;
+    const errors = small.errors + small.non2xx + large.errors + large.non2xx;
+    return [
+      '### Public event listing: 50 upcoming events',
+      '',
+      'Anonymous `events(first: 50, filter: { startsAfter })` with organizer, venue and ticket types, PostgreSQL,',
+      `autocannon, ${CONNECTIONS} connections, ${SECONDS} s after a ${WARMUP_SECONDS} s warm-up. The same server answers with`,
+      '1,000 events in the database, then after 99,000 more were added (half of them upcoming, spread over two years).',
+      '',
+      '| database | req/s | p50 ms | p99 ms | errors |',
+      '|---|---|---|---|---|',
+      row(small),
+      row(large),
+      '',
+      `**The larger database costs ${cost.toFixed(2)}×** the smaller per request (p99 ${(large.p99Ms / Math.max(small.p99Ms, 1)).toFixed(2)}×; target ≤ 1.30×, zero errors): ${
+        cost <= 1.3 && errors === 0 ? 'met' : 'NOT met'
+      }.`,
+    ].join('\n');
+  });
+}
+
+/** Brings the events table to `total` published events (each with a ticket type), spread a year either side of now. */
+async function insertEvents(databaseUrl: string, total: number): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM events');
+    const missing = total - rows[0]!.n;
+    await client.query(
+      `INSERT INTO organizers (slug, name) SELECT 'bench-' || n, 'Bench organizer ' || n FROM generate_series(1, 20) n ON CONFLICT DO NOTHING`,
+    );
+    await client.query(
+      `WITH o AS (SELECT array_agg(id) AS ids FROM organizers WHERE slug LIKE 'bench-%'),
+       e AS (
+         INSERT INTO events (organizer_id, slug, title, starts_at, ends_at, time_zone, format, venue_name, venue_city, venue_country,
+                             capacity, status, visibility, published_at)
+         SELECT o.ids[1 + g.n % 20], 'bench-' || $1 || '-' || g.n, 'Bench event ' || g.n, g.starts_at, g.starts_at + interval '3 hours',
+                'Europe/Paris', 'in_person', 'Hall ' || g.n % 50, 'Paris', 'FR', 200, 'published', 'public', now()
+           FROM (SELECT n, now() + (random() * 730 - 365) * interval '1 day' AS starts_at FROM generate_series(1, $2::int) n) g, o
+         RETURNING id)
+       INSERT INTO ticket_types (event_id, name, price_amount, price_currency, quantity) SELECT id, 'Standard', 1500, 'EUR', 200 FROM e`,
+      [total, missing],
+    );
+    await client.query('ANALYZE events; ANALYZE ticket_types; ANALYZE organizers');
+  } finally {
+    await client.end();
+  }
+}
+
 /** A migrated database of its own with a user `bench`, and Agora serving it in its own process. */
 async function withAgora<T>(fn: (ctx: { env: Record<string, string>; url: string }) => Promise<T>): Promise<T> {
   const database = `agora_bench_${process.pid}_${Date.now().toString(36)}`;
@@ -189,23 +273,29 @@ async function insertCodes(databaseUrl: string, clientId: string, verifier: stri
   }
 }
 
+const BENCHMARKS: Record<string, () => Promise<string>> = { viewer: viewerBenchmark, token: tokenBenchmark, events: eventsBenchmark };
+
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
-  const sections = [];
-  if (!only || only === 'viewer') sections.push(await viewerBenchmark());
-  if (!only || only === 'token') sections.push(await tokenBenchmark());
+  if (only && !(only in BENCHMARKS)) throw new Error(`BENCH_ONLY must be one of ${Object.keys(BENCHMARKS).join(', ')}`);
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}`;
-  const results = [
-    `<!-- results:start -->`,
-    `Last run: ${new Date().toISOString()} on ${machine}.`,
-    '',
-    ...sections,
-    `<!-- results:end -->`,
-  ].join('\n');
   const docPath = join(root, 'docs/benchmarks.md');
-  const doc = readFileSync(docPath, 'utf8');
-  writeFileSync(docPath, doc.replace(/<!-- results:start -->[\s\S]*<!-- results:end -->/, results));
-  console.log(results);
+  let doc = readFileSync(docPath, 'utf8');
+  for (const [name, run] of Object.entries(BENCHMARKS)) {
+    if (only && only !== name) continue;
+    // Each section is replaced on its own, so BENCH_ONLY=events keeps the other results.
+    const section = [
+      `<!-- bench:${name} -->`,
+      await run(),
+      '',
+      `_Measured ${new Date().toISOString()} on ${machine}._`,
+      `<!-- /bench:${name} -->`,
+    ].join('\n');
+    const existing = new RegExp(`<!-- bench:${name} -->[\\s\\S]*<!-- /bench:${name} -->`);
+    doc = existing.test(doc) ? doc.replace(existing, section) : doc.replace('<!-- results:end -->', `${section}\n\n<!-- results:end -->`);
+    writeFileSync(docPath, doc);
+    console.log(section);
+  }
 }
 
 const scratch = mkdtempSync(join(tmpdir(), 'agora-bench-'));

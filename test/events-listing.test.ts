@@ -141,4 +141,44 @@ describe('Event listing: keyset pagination, filters, and a constant number of SQ
     const signedIn = (await statements(50, { privateToken: token })).filter((sql) => !sql.includes('personal_access_tokens'));
     expect(signedIn).toHaveLength(4);
   });
+
+  it('rejects an abusive nested listing before running it, with a lower limit for anonymous callers', async () => {
+    const nested = `{ events(first: 100) { nodes { organizer { events(first: 100) { nodes { title ticketTypes { name } } } } } } }`;
+    const anonymous = await graphql(t.url, nested);
+    expect(anonymous.status).toBe(400);
+    expect(anonymous.body.data).toBeUndefined();
+    expect(anonymous.body.errors?.[0]).toMatchObject({ extensions: { code: 'QUERY_TOO_COMPLEX', maxCost: 5000 } });
+    expect(anonymous.body.errors?.[0].message).toMatch(/^Query would cost \d+ points; the limit is 5000\./);
+
+    const deep = `{ events { nodes { organizer { events { nodes { organizer { events { nodes { id } } } } } } } } }`;
+    const tooDeep = await graphql(t.url, deep);
+    expect(tooDeep.body.errors?.[0]).toMatchObject({
+      message: 'Query is nested 9 levels deep; the limit is 8.',
+      extensions: { code: 'QUERY_TOO_DEEP' },
+    });
+
+    // A page of 50 with its details fits the anonymous budget.
+    const fits = await graphql(
+      t.url,
+      `
+        {
+          events(first: 50) {
+            nodes {
+              title
+              organizer {
+                name
+              }
+              ticketTypes {
+                name
+                price {
+                  amount
+                }
+              }
+            }
+          }
+        }
+      `,
+    );
+    expect(fits.status).toBe(200);
+  });
 });
