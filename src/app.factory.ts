@@ -3,7 +3,10 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
+import { APP_CONFIG } from './config/config.module.js';
 import { AppConfig } from './config/config.schema.js';
+import { LegacyApiModule } from './legacy-api/legacy-api.module.js';
+import { LegacyOpenApi } from './legacy-api/openapi.js';
 import { DatabaseTarget } from './database/database-target.js';
 import { PinoNestLogger, requestId } from './logging/logger.js';
 
@@ -28,6 +31,8 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
   fastify.addHook('onRequest', async (req, reply) => {
     void reply.header('x-request-id', req.id);
   });
+  const config = app.get<AppConfig>(APP_CONFIG);
+  app.get(LegacyOpenApi).attach(app, LegacyApiModule, { baseUrl: config.baseUrl, sunset: config.legacyApi.sunset });
 }
 
 /** Builds the Nest application on Fastify. The caller owns the database target and calls listen(). */

@@ -12,6 +12,7 @@ import { HttpExceptionFilter } from './errors/http-exception.filter.js';
 import { GraphqlModule } from './graphql/graphql.module.js';
 import { HealthModule } from './health/health.module.js';
 import { HousekeepingModule } from './housekeeping/housekeeping.module.js';
+import { LegacyApiModule } from './legacy-api/legacy-api.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
 import { PersonalTokensModule } from './personal-tokens/personal-tokens.module.js';
 import { UsersModule } from './users/users.module.js';
@@ -27,6 +28,7 @@ export function coreModules(config: AppConfig, target: DatabaseTarget) {
     PersonalTokensModule,
     OAuthModule,
     EventsModule,
+    LegacyApiModule,
   ];
 }
 

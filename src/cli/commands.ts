@@ -5,6 +5,7 @@ import { UsersService } from '../users/users.service.js';
 import { ApplicationsService } from '../oauth/applications.service.js';
 import { SigningKeysService } from '../oauth/signing-keys.service.js';
 import { DemoSeeder } from '../events/demo-seed.js';
+import { LegacyApiUsageService } from '../legacy-api/legacy-api-usage.service.js';
 import { UsageError } from './cli-error.js';
 
 export type Flags = Record<string, string | string[] | undefined>;
@@ -34,6 +35,14 @@ export function required(flags: Flags, name: string): string {
 
 /** Commands that work on the service's data through its own services (same rules as the API). */
 export const DATA_COMMANDS: Record<string, Command> = {
+  'legacy:usage': {
+    usage: 'legacy:usage [--days 30]   (calls to the legacy REST API per token, most used first)',
+    async run(app, flags) {
+      const days = Number(optional(flags, 'days') ?? 30);
+      if (!Number.isInteger(days) || days < 1 || days > 3660) throw new UsageError('--days must be a whole number of days from 1 to 3660');
+      return { days, usage: await app.get(LegacyApiUsageService).report(new Date(Date.now() - days * 86_400_000)) };
+    },
+  },
   'seed:demo': {
     usage: 'seed:demo [--password P]   (demo organizers, events across time zones, users and registrations)',
     async run(app, flags) {

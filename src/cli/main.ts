@@ -14,7 +14,7 @@ import { UsageError } from './cli-error.js';
 import { DATA_COMMANDS, Flags, optional } from './commands.js';
 import { migrationGenerate, migrationRevert, migrationRun } from './migration-commands.js';
 
-const STRING_FLAGS = ['username', 'email', 'name', 'password', 'user', 'scopes', 'expires-at', 'id', 'owner', 'redirect-uri'];
+const STRING_FLAGS = ['username', 'email', 'name', 'password', 'user', 'scopes', 'expires-at', 'id', 'owner', 'redirect-uri', 'days'];
 const FLAG_OPTIONS = {
   ...Object.fromEntries(STRING_FLAGS.map((flag) => [flag, { type: 'string' as const, multiple: true }])),
   help: { type: 'boolean' as const, short: 'h' },

@@ -52,6 +52,12 @@ export const environmentSchema = z.object({
   GRAPHQL_MAX_COST: positiveInt(1_000_000).default(20000),
   GRAPHQL_ANONYMOUS_MAX_DEPTH: positiveInt(100).default(8),
   GRAPHQL_ANONYMOUS_MAX_COST: positiveInt(1_000_000).default(5000),
+  LEGACY_API_SUNSET: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date such as 2027-12-31')
+    .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)), 'must be a real date such as 2027-12-31')
+    .default('2027-12-31'),
+  LEGACY_API_MIGRATION_GUIDE_URL: z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).optional(),
 });
 
 export type Environment = z.input<typeof environmentSchema>;
@@ -94,6 +100,12 @@ export interface AppConfig {
       authenticated: { maxDepth: number; maxCost: number };
       anonymous: { maxDepth: number; maxCost: number };
     };
+  };
+  legacyApi: {
+    /** When the legacy REST API stops answering (the `Sunset` header). */
+    sunset: Date;
+    /** Where its callers learn to move to GraphQL (the `Link` header). */
+    migrationGuideUrl: string;
   };
 }
 
@@ -153,6 +165,10 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
         authenticated: { maxDepth: e.GRAPHQL_MAX_DEPTH, maxCost: e.GRAPHQL_MAX_COST },
         anonymous: { maxDepth: e.GRAPHQL_ANONYMOUS_MAX_DEPTH, maxCost: e.GRAPHQL_ANONYMOUS_MAX_COST },
       },
+    },
+    legacyApi: {
+      sunset: new Date(`${e.LEGACY_API_SUNSET}T00:00:00Z`),
+      migrationGuideUrl: e.LEGACY_API_MIGRATION_GUIDE_URL ?? `${e.BASE_URL ?? `http://localhost:${e.PORT}`}/api/migration-guide`,
     },
   };
 }

@@ -4,6 +4,7 @@ import { OrganizerMemberEntity } from '../events/organizer-member.entity.js';
 import { OrganizerEntity } from '../events/organizer.entity.js';
 import { RegistrationEntity } from '../events/registration.entity.js';
 import { TicketTypeEntity } from '../events/ticket-type.entity.js';
+import { LegacyApiUsageEntity } from '../legacy-api/legacy-api-usage.entity.js';
 import { AccessTokenEntity } from '../oauth/access-token.entity.js';
 import { ApplicationEntity } from '../oauth/application.entity.js';
 import { AuthorizationCodeEntity } from '../oauth/authorization-code.entity.js';
@@ -31,4 +32,5 @@ export const ENTITIES = [
   TicketTypeEntity,
   RegistrationEntity,
   AttendeeEntity,
+  LegacyApiUsageEntity,
 ];

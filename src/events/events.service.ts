@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Clock } from '../clock/clock.js';
-import { fetchPage, Page, PageRequest, SortKey } from '../database/keyset.js';
+import { fetchPage, Page, PageRequest, PageSource, SortKey } from '../database/keyset.js';
+import { fetchNumberedPage, NumberedPage } from '../database/offset-page.js';
 import { violatedUniqueConstraint } from '../database/postgres-errors.js';
 import {
   checkPositiveInt,
@@ -265,30 +266,33 @@ export class EventsService {
 
   /** The public listing: published public events, by start time, filtered. */
   async list(filter: EventFilter, direction: OrderDirection, request: PageRequest): Promise<EventList> {
-    const where = [`e.status = 'published'`, `e.visibility = 'public'`];
-    const params: unknown[] = [];
-    const param = (value: unknown): string => {
-      params.push(value);
-      return `$${params.length}`;
-    };
-    if (filter.startsAfter) where.push(`e.starts_at >= ${param(filter.startsAfter)}`);
-    if (filter.startsBefore) where.push(`e.starts_at < ${param(filter.startsBefore)}`);
-    if (filter.organizerSlug)
-      where.push(`e.organizer_id = (SELECT id FROM organizers WHERE slug = ${param(filter.organizerSlug.toLowerCase())})`);
-    if (filter.search?.trim()) where.push(`e.title ILIKE ${param(`%${escapeLike(filter.search.trim())}%`)}`);
-    const source = { select: EVENT_COLUMNS, from: 'events e', where, params };
+    const source = publicListing(filter);
     const page = await fetchPage((sql, p) => this.dataSource.query(sql, p), source, byStart(direction), request, toEvent);
     return { page, totalCount: () => this.count(source) };
   }
 
+  /** The same listing in numbered pages (legacy REST API). */
+  listNumbered(filter: EventFilter, direction: OrderDirection, page: number, perPage: number): Promise<NumberedPage<Event>> {
+    return fetchNumberedPage(
+      (sql, p) => this.dataSource.query(sql, p),
+      publicListing(filter),
+      startOrder(direction),
+      page,
+      perPage,
+      toEvent,
+    );
+  }
+
   /** An organizer's events: all of them for its members, the listed ones for everyone else. */
   async listOfOrganizer(reader: EventsReader, organizerId: string, direction: OrderDirection, request: PageRequest): Promise<EventList> {
-    const role = await reader.role(organizerId);
-    const where = ['e.organizer_id = $1'];
-    if (role === null) where.push(`e.status = 'published'`, `e.visibility = 'public'`);
-    const source = { select: EVENT_COLUMNS, from: 'events e', where, params: [organizerId] };
+    const source = organizerListing(organizerId, await reader.role(organizerId));
     const page = await fetchPage((sql, p) => this.dataSource.query(sql, p), source, byStart(direction), request, toEvent);
     return { page, totalCount: () => this.count(source) };
+  }
+
+  async listOfOrganizerNumbered(reader: EventsReader, organizerId: string, page: number, perPage: number): Promise<NumberedPage<Event>> {
+    const source = organizerListing(organizerId, await reader.role(organizerId));
+    return fetchNumberedPage((sql, p) => this.dataSource.query(sql, p), source, startOrder('ASC'), page, perPage, toEvent);
   }
 
   private async count(source: { from: string; where: string[]; params: unknown[] }): Promise<number> {
@@ -311,6 +315,29 @@ export class EventsService {
     return toEvent(rows[0]);
   }
 }
+
+function publicListing(filter: EventFilter): PageSource {
+  const where = [`e.status = 'published'`, `e.visibility = 'public'`];
+  const params: unknown[] = [];
+  const param = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  if (filter.startsAfter) where.push(`e.starts_at >= ${param(filter.startsAfter)}`);
+  if (filter.startsBefore) where.push(`e.starts_at < ${param(filter.startsBefore)}`);
+  if (filter.organizerSlug)
+    where.push(`e.organizer_id = (SELECT id FROM organizers WHERE slug = ${param(filter.organizerSlug.toLowerCase())})`);
+  if (filter.search?.trim()) where.push(`e.title ILIKE ${param(`%${escapeLike(filter.search.trim())}%`)}`);
+  return { select: EVENT_COLUMNS, from: 'events e', where, params };
+}
+
+function organizerListing(organizerId: string, role: OrganizerRoleValue | null): PageSource {
+  const where = ['e.organizer_id = $1'];
+  if (role === null) where.push(`e.status = 'published'`, `e.visibility = 'public'`);
+  return { select: EVENT_COLUMNS, from: 'events e', where, params: [organizerId] };
+}
+
+const startOrder = (direction: OrderDirection): string => `e.starts_at ${direction}, e.id ${direction}`;
 
 function slugTaken(err: unknown): EventError | undefined {
   return violatedUniqueConstraint(err) === 'events_slug_key'

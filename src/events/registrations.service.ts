@@ -4,6 +4,7 @@ import { randomInt } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../clock/clock.js';
 import { fetchPage, fetchPagesByParent, Page, PageRequest, SortKey } from '../database/keyset.js';
+import { fetchNumberedPage, NumberedPage } from '../database/offset-page.js';
 import { violatedUniqueConstraint } from '../database/postgres-errors.js';
 import { AttendeeInput, checkAttendees } from './event-validation.js';
 import { EventError } from './events.errors.js';
@@ -206,6 +207,44 @@ export class RegistrationsService {
       { select: REGISTRATION_COLUMNS, from: 'registrations r', where, params: status ? [userId, status] : [userId] },
       NEWEST_FIRST,
       request,
+      toRegistration,
+    );
+  }
+
+  /** A user's registrations in numbered pages, newest first (legacy REST API). */
+  listOfUserNumbered(
+    userId: string,
+    status: RegistrationStatusValue | null,
+    page: number,
+    perPage: number,
+  ): Promise<NumberedPage<Registration>> {
+    const where = ['r.user_id = $1', ...(status ? ['r.status = $2'] : [])];
+    return fetchNumberedPage(
+      (sql, params) => this.dataSource.query(sql, params),
+      { select: REGISTRATION_COLUMNS, from: 'registrations r', where, params: status ? [userId, status] : [userId] },
+      'r.created_at DESC, r.id DESC',
+      page,
+      perPage,
+      toRegistration,
+    );
+  }
+
+  /** An event's registrations in numbered pages, oldest first, for its organizer's members. */
+  async listOfEventNumbered(
+    reader: EventsReader,
+    eventId: string,
+    status: RegistrationStatusValue | null,
+    page: number,
+    perPage: number,
+  ): Promise<NumberedPage<Registration>> {
+    await this.events.requireRole(reader, eventId, EventsPolicy.canSeeAttendees, "see this event's registrations");
+    const where = ['r.event_id = $1', ...(status ? ['r.status = $2'] : [])];
+    return fetchNumberedPage(
+      (sql, params) => this.dataSource.query(sql, params),
+      { select: REGISTRATION_COLUMNS, from: 'registrations r', where, params: status ? [eventId, status] : [eventId] },
+      'r.created_at, r.id',
+      page,
+      perPage,
       toRegistration,
     );
   }

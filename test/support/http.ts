@@ -55,3 +55,17 @@ export async function graphql(
 export async function get<T = Record<string, unknown>>(baseUrl: string, path: string, credentials?: Credentials): Promise<ApiResponse<T>> {
   return toResponse<T>(await fetch(`${baseUrl}${path}`, { headers: authHeaders(credentials) }));
 }
+
+/** A legacy REST call: JSON in, JSON out, with the same credentials as GraphQL. */
+export async function rest<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: Credentials & { body?: unknown } = {},
+): Promise<ApiResponse<T>> {
+  const headers = authHeaders(options);
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  return toResponse<T>(
+    await fetch(`${baseUrl}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) }),
+  );
+}

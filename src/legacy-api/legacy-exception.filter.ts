@@ -1,0 +1,26 @@
+import { ArgumentsHost, Catch } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { DomainError } from '../errors/domain-error.js';
+import { HttpExceptionFilter } from '../errors/http-exception.filter.js';
+import { RequestValidationError } from './legacy-http.js';
+
+const snakeCase = (path: string) => path.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * The legacy API's errors: a malformed body or query is 400 with its problems by field; domain
+ * errors (404, 409, 422, 403) name fields in the API's snake_case. Everything else as elsewhere.
+ */
+@Catch()
+export class LegacyExceptionFilter extends HttpExceptionFilter {
+  override catch(error: unknown, host: ArgumentsHost): void {
+    if (error instanceof RequestValidationError) {
+      void host.switchToHttp().getResponse<FastifyReply>().status(400).send({ message: error.message, errors: error.errors });
+      return;
+    }
+    if (error instanceof DomainError && error.field) {
+      super.catch(new (class extends DomainError {})(error.kind, error.code, error.message, snakeCase(error.field)), host);
+      return;
+    }
+    super.catch(error, host);
+  }
+}

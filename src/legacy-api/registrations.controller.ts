@@ -1,0 +1,59 @@
+import { Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { EventError } from '../events/events.errors.js';
+import { RegistrationsService } from '../events/registrations.service.js';
+import { LegacyController } from './legacy-controller.base.js';
+import { LegacyRead, LegacyWrite, Paged } from './legacy-decorators.js';
+import { parse, setPagingHeaders } from './legacy-http.js';
+import { attendeeJson, registrationJson } from './legacy-representations.js';
+import { RegistrationsQuery } from './legacy-requests.js';
+import { listOf, ref } from './openapi.js';
+
+@ApiTags('registrations')
+@Controller('api')
+export class LegacyRegistrationsController extends LegacyController {
+  constructor(private readonly registrations: RegistrationsService) {
+    super();
+  }
+
+  @Get('registrations')
+  @LegacyRead('Your registrations, newest first', 'query { viewer { registrations(first: …, status: …) } }', { signedIn: true })
+  @Paged()
+  @ApiQuery({ name: 'status', required: false, enum: ['confirmed', 'waitlisted', 'cancelled'] })
+  @ApiOkResponse({ schema: listOf('Registration') })
+  async mine(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown) {
+    const q = parse(RegistrationsQuery, query);
+    const reader = this.reader(request);
+    const result = await this.registrations.listOfUserNumbered(request.principal!.user.id, q.status ?? null, q.page, q.per_page);
+    setPagingHeaders(request, reply, this.config.baseUrl, result);
+    return Promise.all(result.items.map((r) => registrationJson(r, reader)));
+  }
+
+  @Get('registrations/:id')
+  @LegacyRead('A registration (yours, or of an event you organize)', 'query { node(id: …) { ... on Registration } }')
+  @ApiOkResponse({ schema: ref('Registration') })
+  async get(@Req() request: FastifyRequest, @Param('id') id: string) {
+    const reader = this.reader(request);
+    const registration = await this.registrations.findVisible(reader, this.uuid(id, 'Registration'));
+    if (!registration) throw EventError.notFound('Registration');
+    return registrationJson(registration, reader);
+  }
+
+  @Post('registrations/:id/cancel')
+  @HttpCode(200)
+  @LegacyWrite('Cancel a registration; freed seats go to the waitlist', 'mutation { cancelRegistration(input: …) }')
+  @ApiOkResponse({ schema: ref('Registration') })
+  async cancel(@Req() request: FastifyRequest, @Param('id') id: string) {
+    const reader = this.reader(request);
+    return registrationJson(await this.registrations.cancel(reader, this.uuid(id, 'Registration')), reader);
+  }
+
+  @Post('attendees/:id/check_in')
+  @HttpCode(200)
+  @LegacyWrite('Check an attendee in (any member of the organizer)', 'mutation { checkInAttendee(input: …) }')
+  @ApiOkResponse({ schema: ref('Attendee') })
+  async checkIn(@Req() request: FastifyRequest, @Param('id') id: string) {
+    return attendeeJson(await this.registrations.checkIn(this.reader(request), this.uuid(id, 'Attendee')));
+  }
+}
