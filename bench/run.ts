@@ -280,7 +280,6 @@ async function main(): Promise<void> {
   if (only && !(only in BENCHMARKS)) throw new Error(`BENCH_ONLY must be one of ${Object.keys(BENCHMARKS).join(', ')}`);
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}`;
   const docPath = join(root, 'docs/benchmarks.md');
-  let doc = readFileSync(docPath, 'utf8');
   for (const [name, run] of Object.entries(BENCHMARKS)) {
     if (only && only !== name) continue;
     // Each section is replaced on its own, so BENCH_ONLY=events keeps the other results.
@@ -291,6 +290,8 @@ async function main(): Promise<void> {
       `_Measured ${new Date().toISOString()} on ${machine}._`,
       `<!-- /bench:${name} -->`,
     ].join('\n');
+    // Read again: the prose may have been edited while this section ran.
+    let doc = readFileSync(docPath, 'utf8');
     const existing = new RegExp(`<!-- bench:${name} -->[\\s\\S]*<!-- /bench:${name} -->`);
     doc = existing.test(doc) ? doc.replace(existing, section) : doc.replace('<!-- results:end -->', `${section}\n\n<!-- results:end -->`);
     writeFileSync(docPath, doc);

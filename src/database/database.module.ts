@@ -4,8 +4,10 @@ import { AppConfig } from '../config/config.schema.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { DatabaseTarget } from './database-target.js';
 
-/** Injection token for the opened DatabaseTarget (owned by the process, see main.ts). */
-export const DATABASE_TARGET = Symbol('DATABASE_TARGET');
+import { DATABASE_TARGET } from './database-tokens.js';
+import { PreparedStatements } from './prepared-statements.js';
+
+export { DATABASE_TARGET };
 
 @Global()
 @Module({})
@@ -20,8 +22,8 @@ export class DatabaseModule {
           retryAttempts: 0,
         }),
       ],
-      providers: [{ provide: DATABASE_TARGET, useValue: target }],
-      exports: [DATABASE_TARGET],
+      providers: [{ provide: DATABASE_TARGET, useValue: target }, PreparedStatements],
+      exports: [DATABASE_TARGET, PreparedStatements],
     };
   }
 }

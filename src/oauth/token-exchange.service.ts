@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { PreparedStatements, Statement } from '../database/prepared-statements.js';
 import { hashSecret } from '../auth/secret-token.js';
 import { Clock } from '../clock/clock.js';
 import { AccessTokensService } from './access-tokens.service.js';
@@ -35,7 +34,7 @@ type Redemption =
 @Injectable()
 export class TokenExchangeService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly statements: PreparedStatements,
     private readonly accessTokens: AccessTokensService,
     private readonly idTokens: IdTokenService,
     private readonly pkce: PkceService,
@@ -87,7 +86,7 @@ export class TokenExchangeService {
   ): Promise<Redemption> {
     const now = this.clock.now();
     const codeHash = hashSecret(codeValue);
-    const rows: CodeRow[] = await this.dataSource.query(READ_CODE_SQL, [codeHash]);
+    const rows = await this.statements.query<CodeRow>(READ_CODE, [codeHash]);
     const code = rows[0];
     if (!code) return { ok: false, reason: 'The authorization code is unknown' };
     if (code.consumed_at) return this.replayed(code.access_token_id);
@@ -100,7 +99,7 @@ export class TokenExchangeService {
     if (code.user_state !== 'active') return { ok: false, reason: 'The user is no longer active' };
 
     const issued = this.accessTokens.prepare();
-    const consumed: unknown[] = await this.dataSource.query(CONSUME_SQL, [
+    const consumed = await this.statements.query(CONSUME, [
       codeHash,
       now,
       issued.id,
@@ -111,7 +110,8 @@ export class TokenExchangeService {
       issued.expiresAt,
     ]);
     // Another request consumed it between the read and the update: that is a replay too.
-    if (consumed.length === 0) return this.replayed((await this.dataSource.query(READ_CODE_SQL, [codeHash]))[0]?.access_token_id ?? null);
+    if (consumed.length === 0)
+      return this.replayed((await this.statements.query<CodeRow>(READ_CODE, [codeHash]))[0]?.access_token_id ?? null);
     return {
       ok: true,
       code: { scopes: code.scopes, authTime: code.auth_time, nonce: code.nonce },
@@ -127,7 +127,7 @@ export class TokenExchangeService {
   }
 }
 
-interface CodeRow {
+interface CodeRow extends Record<string, unknown> {
   application_id: string;
   user_id: string;
   redirect_uri: string;
@@ -144,15 +144,20 @@ interface CodeRow {
   email: string;
 }
 
-const READ_CODE_SQL = `
+const READ_CODE: Statement = {
+  name: 'oauth_read_code',
+  text: `
   SELECT c.application_id, c.user_id, c.redirect_uri, c.scopes, c.nonce, c.code_challenge, c.auth_time, c.expires_at,
          c.consumed_at, c.access_token_id, u.state AS user_state, u.username, u.name, u.email
     FROM oauth_authorization_codes c JOIN users u ON u.id = c.user_id
-   WHERE c.code_hash = $1`;
+   WHERE c.code_hash = $1`,
+};
 
 // The token row and the code's reference to it are written by one statement, so the foreign key
 // (checked at the end of the statement) holds and nothing is left half-done.
-const CONSUME_SQL = `
+const CONSUME: Statement = {
+  name: 'oauth_consume_code',
+  text: `
   WITH consumed AS (
     UPDATE oauth_authorization_codes SET consumed_at = $2, access_token_id = $3
      WHERE code_hash = $1 AND consumed_at IS NULL
@@ -160,4 +165,5 @@ const CONSUME_SQL = `
   )
   INSERT INTO oauth_access_tokens (id, token_hash, application_id, user_id, scopes, created_at, expires_at)
   SELECT $3, $4, $5, $6, $7, $2, $8 FROM consumed
-  RETURNING id`;
+  RETURNING id`,
+};
