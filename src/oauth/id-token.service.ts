@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import jwt from 'jsonwebtoken';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { SigningKeysService } from './signing-keys.service.js';
+import { SigningThread } from './signing-thread.js';
 
 export interface IdTokenSubject {
   user: { id: string; username: string; name: string; email: string };
@@ -18,6 +18,7 @@ export interface IdTokenSubject {
 export class IdTokenService {
   constructor(
     private readonly keys: SigningKeysService,
+    private readonly signer: SigningThread,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -35,7 +36,7 @@ export class IdTokenService {
       ...(subject.nonce ? { nonce: subject.nonce } : {}),
       ...userClaims(subject.user, subject.scopes),
     };
-    return jwt.sign(claims, privateKey, { algorithm: 'RS256', keyid: kid });
+    return this.signer.sign(claims, privateKey, kid);
   }
 }
 

@@ -17,6 +17,7 @@ import { OidcController } from './oidc.controller.js';
 import { PkceService } from './pkce.service.js';
 import { SigningKeyEntity } from './signing-key.entity.js';
 import { SigningKeysService } from './signing-keys.service.js';
+import { SigningThread } from './signing-thread.js';
 import { TokenExchangeService } from './token-exchange.service.js';
 import { TokenController } from './token.controller.js';
 
@@ -36,6 +37,7 @@ import { TokenController } from './token.controller.js';
     IdTokenService,
     PkceService,
     SigningKeysService,
+    SigningThread,
     TokenExchangeService,
   ],
   controllers: [AuthorizeController, TokenController, OidcController],

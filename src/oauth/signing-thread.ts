@@ -1,0 +1,80 @@
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { KeyObject } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+// The worker's code, as CommonJS text: it runs the same jsonwebtoken as the rest of the service,
+// resolved from here, so it works from the compiled service and from the TypeScript sources in tests.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const jwt = require(workerData.jsonwebtoken);
+const keys = new Map();
+parentPort.on('message', (message) => {
+  if (message.key) keys.set(message.kid, message.key);
+  try {
+    parentPort.postMessage({ id: message.id, token: jwt.sign(message.claims, keys.get(message.kid), { algorithm: 'RS256', keyid: message.kid }) });
+  } catch (err) {
+    parentPort.postMessage({ id: message.id, error: String(err && err.message || err) });
+  }
+});
+`;
+
+/**
+ * Signs id_tokens on a thread of its own: an RS256 signature is about a third of the token endpoint's
+ * work on the main thread (docs/benchmarks.md), and it needs nothing but the claims and the key.
+ * The private key crosses to the worker once per key id, as a KeyObject (cloned, never exported).
+ */
+@Injectable()
+export class SigningThread implements OnModuleDestroy {
+  private worker?: Worker;
+  private readonly keysSent = new Set<string>();
+  private readonly pending = new Map<number, { resolve: (token: string) => void; reject: (err: Error) => void }>();
+  private nextId = 0;
+
+  sign(claims: Record<string, unknown>, privateKey: KeyObject, kid: string): Promise<string> {
+    const worker = this.start();
+    const id = this.nextId++;
+    const message: Record<string, unknown> = { id, kid, claims };
+    if (!this.keysSent.has(kid)) {
+      message.key = privateKey;
+      this.keysSent.add(kid);
+    }
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      if (this.pending.size === 1) worker.ref();
+      worker.postMessage(message);
+    });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.worker?.terminate();
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { jsonwebtoken: createRequire(import.meta.url).resolve('jsonwebtoken') },
+    });
+    worker.on('message', ({ id, token, error }: { id: number; token?: string; error?: string }) => {
+      const waiting = this.pending.get(id);
+      this.pending.delete(id);
+      // An idle worker must not keep the process alive.
+      if (this.pending.size === 0) worker.unref();
+      if (token !== undefined) waiting?.resolve(token);
+      else waiting?.reject(new Error(`id_token signing failed: ${error}`));
+    });
+    worker.on('error', (err) => this.fail(err));
+    worker.on('exit', () => this.fail(new Error('The signing thread stopped')));
+    worker.unref();
+    this.worker = worker;
+    return worker;
+  }
+
+  private fail(err: Error): void {
+    for (const { reject } of this.pending.values()) reject(err);
+    this.pending.clear();
+    this.keysSent.clear();
+    this.worker = undefined;
+  }
+}
