@@ -3,6 +3,7 @@ import { GraphQLError } from 'graphql';
 import { Public } from '../auth/public.decorator.js';
 import { Clock } from '../clock/clock.js';
 import { toConnection, toPageRequest } from '../graphql/connection.js';
+import type { ConnectionArgs } from '../graphql/connection.js';
 import { idOfType } from '../graphql/global-id.js';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
 import type * as G from '../graphql/graphql.schema.js';
@@ -24,8 +25,6 @@ import { EventsService } from './events.service.js';
 import { GraphqlReaders } from './graphql-readers.js';
 import { RegistrationsService } from './registrations.service.js';
 import { TicketTypesService } from './ticket-types.service.js';
-
-type ConnectionArgs = { first?: number; after?: string; last?: number; before?: string };
 
 @Resolver('Event')
 export class EventsResolver {

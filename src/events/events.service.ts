@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Clock } from '../clock/clock.js';
+import { Assignments } from '../database/assignments.js';
 import { fetchPage, Page, PageRequest, PageSource, SortKey } from '../database/keyset.js';
 import { fetchNumberedPage, NumberedPage } from '../database/offset-page.js';
 import { violatedUniqueConstraint } from '../database/postgres-errors.js';
@@ -128,12 +129,8 @@ export class EventsService {
 
   async update(reader: EventsReader, eventId: string, changes: EventChanges): Promise<Event> {
     const event = await this.requireManageable(reader, eventId, 'change this event');
-    const sets: string[] = [];
-    const params: unknown[] = [eventId];
-    const set = (column: string, value: unknown) => {
-      params.push(value);
-      sets.push(`${column} = $${params.length}`);
-    };
+    const update = new Assignments([eventId]);
+    const set = (column: string, value: unknown) => update.set(column, value);
     if (changes.title != null)
       set('title', checkText(changes.title, { field: 'title', min: 1, max: 200, code: 'INVALID_TITLE', label: 'Title' }));
     if (changes.slug != null) set('slug', checkSlug(changes.slug.trim().toLowerCase(), 100));
@@ -180,7 +177,7 @@ export class EventsService {
             'capacity',
           );
         }
-        await tx.query(`UPDATE events SET ${sets.join(', ')} WHERE id = $1`, params);
+        await tx.query(`UPDATE events SET ${update.toSql()} WHERE id = $1`, update.params);
         if (capacity !== undefined && event.status === 'published') await promoteWaitlist(tx, eventId, now);
         return (await tx.query(`SELECT ${EVENT_COLUMNS} FROM events e WHERE e.id = $1`, [eventId])) as Record<string, unknown>[];
       });

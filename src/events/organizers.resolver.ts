@@ -1,6 +1,7 @@
 import { Args, Context, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { Public } from '../auth/public.decorator.js';
 import { toConnection, toPageRequest } from '../graphql/connection.js';
+import type { ConnectionArgs } from '../graphql/connection.js';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
 import type * as G from '../graphql/graphql.schema.js';
 import { EventError } from './events.errors.js';
@@ -11,8 +12,6 @@ import { EventsPolicy } from './events.policy.js';
 import { EventsService } from './events.service.js';
 import { GraphqlReaders } from './graphql-readers.js';
 import { OrganizersService } from './organizers.service.js';
-
-type ConnectionArgs = { first?: number; after?: string; last?: number; before?: string };
 
 @Resolver('Organizer')
 export class OrganizersResolver {

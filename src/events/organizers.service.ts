@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../clock/clock.js';
+import { Assignments } from '../database/assignments.js';
 import { fetchPage, fetchPagesByParent, Page, PageRequest, SortKey } from '../database/keyset.js';
 import { violatedUniqueConstraint } from '../database/postgres-errors.js';
 import { UsersService } from '../users/users.service.js';
@@ -73,12 +74,8 @@ export class OrganizersService {
 
   async update(reader: EventsReader, organizerId: string, changes: OrganizerChanges): Promise<Organizer> {
     await this.requireRole(reader, organizerId, EventsPolicy.canManage, 'change this organizer');
-    const sets: string[] = [];
-    const params: unknown[] = [organizerId];
-    const set = (column: string, value: unknown) => {
-      params.push(value);
-      sets.push(`${column} = $${params.length}`);
-    };
+    const update = new Assignments([organizerId]);
+    const set = (column: string, value: unknown) => update.set(column, value);
     if (changes.name != null)
       set('name', checkText(changes.name, { field: 'name', min: 1, max: 200, code: 'INVALID_NAME', label: 'Name' }));
     if (changes.description != null) {
@@ -90,8 +87,8 @@ export class OrganizersService {
     if (changes.websiteUrl != null) set('website_url', changes.websiteUrl === '' ? null : checkUrl(changes.websiteUrl, 'websiteUrl'));
     set('updated_at', this.clock.now());
     const [rows] = (await this.dataSource.query(
-      `UPDATE organizers o SET ${sets.join(', ')} WHERE o.id = $1 RETURNING ${ORGANIZER_COLUMNS}`,
-      params,
+      `UPDATE organizers o SET ${update.toSql()} WHERE o.id = $1 RETURNING ${ORGANIZER_COLUMNS}`,
+      update.params,
     )) as [Record<string, unknown>[], number];
     reader.forgetOrganizer(organizerId);
     return toOrganizer(rows[0]!);

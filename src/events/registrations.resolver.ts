@@ -1,5 +1,6 @@
 import { Args, Context, Mutation, Parent, ResolveField, Resolver } from '@nestjs/graphql';
 import { toConnection, toPageRequest } from '../graphql/connection.js';
+import type { ConnectionArgs } from '../graphql/connection.js';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
 import type * as G from '../graphql/graphql.schema.js';
 import { EventError } from './events.errors.js';
@@ -20,8 +21,6 @@ import type { RegistrationStatusValue } from './events.model.js';
 import { GraphqlReaders } from './graphql-readers.js';
 import { OrganizersService } from './organizers.service.js';
 import { RegistrationsService } from './registrations.service.js';
-
-type ConnectionArgs = { first?: number; after?: string; last?: number; before?: string };
 
 @Resolver('Registration')
 export class RegistrationsResolver {

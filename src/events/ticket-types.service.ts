@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock } from '../clock/clock.js';
+import { Assignments } from '../database/assignments.js';
 import {
   checkOrderLimits,
   checkPositiveInt,
@@ -91,12 +92,8 @@ export class TicketTypesService {
 
   async update(reader: EventsReader, ticketTypeId: string, changes: TicketTypeChanges): Promise<TicketType> {
     const current = await this.requireManageable(reader, ticketTypeId, 'change this ticket type');
-    const sets: string[] = [];
-    const params: unknown[] = [ticketTypeId];
-    const set = (column: string, value: unknown) => {
-      params.push(value);
-      sets.push(`${column} = $${params.length}`);
-    };
+    const update = new Assignments([ticketTypeId]);
+    const set = (column: string, value: unknown) => update.set(column, value);
     if (changes.name != null)
       set('name', checkText(changes.name, { field: 'name', min: 1, max: 100, code: 'INVALID_NAME', label: 'Name' }));
     if (changes.description != null) {
@@ -135,7 +132,7 @@ export class TicketTypesService {
       if (quantity !== undefined && quantity < sold) {
         throw new EventError('QUANTITY_BELOW_SOLD', `${sold} tickets are already confirmed: the quantity cannot be lower.`, 'quantity');
       }
-      await tx.query(`UPDATE ticket_types SET ${sets.join(', ')} WHERE id = $1`, params);
+      await tx.query(`UPDATE ticket_types SET ${update.toSql()} WHERE id = $1`, update.params);
       if (quantity !== undefined) await promoteWaitlist(tx, current.eventId, now);
       return (await tx.query(`SELECT ${TICKET_TYPE_COLUMNS} FROM ticket_types t WHERE t.id = $1`, [ticketTypeId])) as Record<
         string,

@@ -13,6 +13,8 @@ import {
   ListEventsQuery,
   RegisterBody,
   RegistrationsQuery,
+  toEventChanges,
+  toTicketTypeChanges,
   UpdateEventBody,
 } from './legacy-requests.js';
 import { listOf, ref } from './openapi.js';
@@ -60,18 +62,13 @@ export class LegacyEventsController extends LegacyController {
     const input = parse(CreateEventBody, body);
     const reader = this.reader(request);
     const event = await this.eventsService.create(reader, {
+      ...toEventChanges(input),
       organizerId: input.organizer_id.toLowerCase(),
       title: input.title,
-      slug: input.slug,
-      description: input.description,
       startsAt: input.starts_at,
       endsAt: input.ends_at,
       timeZone: input.time_zone,
       format: input.format,
-      venue: input.venue,
-      onlineUrl: input.online_url,
-      capacity: input.capacity,
-      visibility: input.visibility,
     });
     return eventJson(event, reader, this.clock.now());
   }
@@ -94,19 +91,7 @@ export class LegacyEventsController extends LegacyController {
     const input = parse(UpdateEventBody, body);
     const reader = this.reader(request);
     const event = await this.event(reader, id);
-    const updated = await this.eventsService.update(reader, event.id, {
-      title: input.title,
-      slug: input.slug,
-      description: input.description,
-      startsAt: input.starts_at,
-      endsAt: input.ends_at,
-      timeZone: input.time_zone,
-      format: input.format,
-      venue: input.venue,
-      onlineUrl: input.online_url,
-      capacity: input.capacity,
-      visibility: input.visibility,
-    });
+    const updated = await this.eventsService.update(reader, event.id, toEventChanges(input));
     return eventJson(updated, reader, this.clock.now());
   }
 
@@ -159,17 +144,7 @@ export class LegacyEventsController extends LegacyController {
     const reader = this.reader(request);
     const event = await this.event(reader, id);
     return ticketTypeJson(
-      await this.ticketTypes.create(reader, event.id, {
-        name: input.name,
-        description: input.description,
-        price: input.price,
-        quantity: input.quantity,
-        salesStartAt: input.sales_start_at,
-        salesEndAt: input.sales_end_at,
-        hidden: input.hidden,
-        minPerOrder: input.min_per_order,
-        maxPerOrder: input.max_per_order,
-      }),
+      await this.ticketTypes.create(reader, event.id, { ...toTicketTypeChanges(input), name: input.name, price: input.price }),
     );
   }
 

@@ -90,3 +90,35 @@ export const ListEventsQuery = pagingQuery.extend({
 export const RegistrationsQuery = pagingQuery.extend({
   status: z.enum(['confirmed', 'waitlisted', 'cancelled'], { error: 'must be confirmed, waitlisted or cancelled' }).optional(),
 });
+
+/** An event body in the services' terms (the fields create and update share). */
+export function toEventChanges(body: z.output<typeof UpdateEventBody>) {
+  return {
+    title: body.title,
+    slug: body.slug,
+    description: body.description,
+    startsAt: body.starts_at,
+    endsAt: body.ends_at,
+    timeZone: body.time_zone,
+    format: body.format,
+    venue: body.venue,
+    onlineUrl: body.online_url,
+    capacity: body.capacity,
+    visibility: body.visibility,
+  };
+}
+
+/** A ticket type body in the services' terms. */
+export function toTicketTypeChanges(body: z.output<typeof UpdateTicketTypeBody>) {
+  return {
+    name: body.name,
+    description: body.description,
+    price: body.price,
+    quantity: body.quantity,
+    salesStartAt: body.sales_start_at,
+    salesEndAt: body.sales_end_at,
+    hidden: body.hidden,
+    minPerOrder: body.min_per_order,
+    maxPerOrder: body.max_per_order,
+  };
+}

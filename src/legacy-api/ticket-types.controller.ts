@@ -6,7 +6,7 @@ import { LegacyController } from './legacy-controller.base.js';
 import { LegacyWrite } from './legacy-decorators.js';
 import { parse } from './legacy-http.js';
 import { ticketTypeJson } from './legacy-representations.js';
-import { UpdateTicketTypeBody } from './legacy-requests.js';
+import { toTicketTypeChanges, UpdateTicketTypeBody } from './legacy-requests.js';
 import { ref } from './openapi.js';
 
 @ApiTags('ticket types')
@@ -22,19 +22,7 @@ export class LegacyTicketTypesController extends LegacyController {
   @ApiOkResponse({ schema: ref('TicketType') })
   async update(@Req() request: FastifyRequest, @Param('id') id: string, @Body() body: unknown) {
     const input = parse(UpdateTicketTypeBody, body);
-    return ticketTypeJson(
-      await this.ticketTypes.update(this.reader(request), this.uuid(id, 'TicketType'), {
-        name: input.name,
-        description: input.description,
-        price: input.price,
-        quantity: input.quantity,
-        salesStartAt: input.sales_start_at,
-        salesEndAt: input.sales_end_at,
-        hidden: input.hidden,
-        minPerOrder: input.min_per_order,
-        maxPerOrder: input.max_per_order,
-      }),
-    );
+    return ticketTypeJson(await this.ticketTypes.update(this.reader(request), this.uuid(id, 'TicketType'), toTicketTypeChanges(input)));
   }
 
   @Delete(':id')
