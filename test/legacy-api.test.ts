@@ -514,6 +514,118 @@ describe('Legacy REST API', () => {
       expect((await call('GET', `/api/events/${online.id}`)).body.online_url).toBeNull();
       expect((await call('GET', `/api/events/${online.id}`, owner.token)).body.online_url).toBe('https://meet.example.com/secret');
     });
+    it('holds one active registration per person whichever API registers', async () => {
+      const event = await newEvent();
+      const person = await createUserWithToken(t);
+      expect((await register(person.token, event)).status).toBe(201);
+      const gql = await graphql(
+        t.url,
+        `
+          mutation ($input: RegisterForEventInput!) {
+            registerForEvent(input: $input) {
+              registration {
+                id
+              }
+              userErrors {
+                code
+              }
+            }
+          }
+        `,
+        {
+          privateToken: person.token,
+          variables: {
+            input: {
+              eventId: toGlobal(event.id, 'Event'),
+              ticketTypeId: toGlobal(event.ticketTypeId, 'TicketType'),
+              attendees: [{ name: 'Again', email: 'again@example.com' }],
+            },
+          },
+        },
+      );
+      expect(gql.body.data?.registerForEvent).toEqual({ registration: null, userErrors: [{ code: 'ALREADY_REGISTERED' }] });
+    });
+
+    it('refuses the same role-restricted action in both APIs, and shows the same check-in', async () => {
+      const event = await newEvent();
+      const rest403 = await call('PATCH', `/api/events/${event.id}`, stranger.token, { title: 'Hijack' });
+      const gql = await graphql(
+        t.url,
+        `
+          mutation ($id: ID!) {
+            updateEvent(input: { eventId: $id, title: "Hijack" }) {
+              event {
+                id
+              }
+            }
+          }
+        `,
+        {
+          privateToken: stranger.token,
+          variables: { id: toGlobal(event.id, 'Event') },
+        },
+      );
+      expect(rest403.status).toBe(403);
+      expect(gql.body.errors?.[0]).toMatchObject({
+        message: rest403.body.message,
+        extensions: { code: 'FORBIDDEN', reason: rest403.body.code },
+      });
+
+      const person = await createUserWithToken(t);
+      const registration = (await register(person.token, event)).body;
+      const checkIn = await graphql(
+        t.url,
+        `
+          mutation ($id: ID!) {
+            checkInAttendee(input: { attendeeId: $id }) {
+              attendee {
+                checkedInAt
+              }
+            }
+          }
+        `,
+        {
+          privateToken: owner.token,
+          variables: { id: Buffer.from(`Attendee:${registration.attendees[0].id}`).toString('base64url') },
+        },
+      );
+      const checkedInAt = checkIn.body.data?.checkInAttendee.attendee.checkedInAt;
+      expect(checkedInAt).toEqual(expect.any(String));
+      expect((await call('GET', `/api/registrations/${registration.id}`, person.token)).body.attendees[0].checked_in_at).toBe(checkedInAt);
+    });
+
+    it('keeps a sales window closed in both APIs', async () => {
+      const event = await newEvent();
+      const opens = new Date(t.clock.now().getTime() + DAY).toISOString();
+      const later = (
+        await call('POST', `/api/events/${event.id}/ticket_types`, owner.token, {
+          name: 'Later',
+          price: { amount: 0, currency: 'EUR' },
+          sales_start_at: opens,
+        })
+      ).body;
+      const person = await createUserWithToken(t);
+      const restAnswer = await register(person.token, { id: event.id, ticketTypeId: later.id });
+      expect(restAnswer.status).toBe(409);
+      const gql = await graphql(
+        t.url,
+        `
+          query ($id: ID!) {
+            node(id: $id) {
+              ... on TicketType {
+                onSale
+                salesStartAt
+              }
+            }
+          }
+        `,
+        {
+          variables: { id: toGlobal(later.id, 'TicketType') },
+        },
+      );
+      expect(gql.body.data?.node).toEqual({ onSale: false, salesStartAt: later.sales_start_at });
+      expect(restAnswer.body.code).toBe('SALES_NOT_STARTED');
+    });
   });
 
   describe('usage per token', () => {
