@@ -63,10 +63,15 @@ async function viewerBenchmark(): Promise<string> {
 
 /** Complete authorization-code exchanges per second, against the RS256 signing-only rate of this machine. */
 async function tokenBenchmark(): Promise<string> {
-  const signOnly = JSON.parse(execFileSync('node', [join(root, 'dist/bench/sign-only.js'), '5'], { encoding: 'utf8' })) as {
-    signaturesPerSecond: number;
-  };
-  console.error(`RS256 signing only: ${signOnly.signaturesPerSecond}/s`);
+  // The machine's speed drifts (shared hosts): the floor is measured before and after the endpoint and averaged.
+  const signingRate = () =>
+    (
+      JSON.parse(execFileSync('node', [join(root, 'dist/bench/sign-only.js'), '5'], { encoding: 'utf8' })) as {
+        signaturesPerSecond: number;
+      }
+    ).signaturesPerSecond;
+  const before = signingRate();
+  console.error(`RS256 signing only: ${before}/s`);
 
   return withAgora(async ({ env, url }) => {
     const app = cli(
@@ -105,6 +110,9 @@ async function tokenBenchmark(): Promise<string> {
     console.error(
       `token endpoint: ${result.requestsPerSecond} exchanges/s, p99 ${result.p99Ms} ms, ${result.errors + result.non2xx} errors`,
     );
+    const after = signingRate();
+    console.error(`RS256 signing only, after: ${after}/s`);
+    const signOnly = { signaturesPerSecond: Math.round((before + after) / 2) };
     const ratio = result.requestsPerSecond / signOnly.signaturesPerSecond;
     return [
       '### Token endpoint: complete code exchanges',
@@ -115,7 +123,7 @@ async function tokenBenchmark(): Promise<string> {
       '',
       '| measure | per second | p99 ms | errors |',
       '|---|---|---|---|',
-      `| RS256 signing only (one thread) | ${signOnly.signaturesPerSecond} | | |`,
+      `| RS256 signing only (one thread; mean of ${before} before and ${after} after) | ${signOnly.signaturesPerSecond} | | |`,
       `| token endpoint, PostgreSQL | ${result.requestsPerSecond} | ${result.p99Ms} | ${result.errors + result.non2xx} |`,
       '',
       `**Ratio: ${ratio.toFixed(2)}×** the signing-only rate (target ≥ 0.50×): ${ratio >= 0.5 && result.errors + result.non2xx === 0 ? 'met' : 'NOT met'}.`,
