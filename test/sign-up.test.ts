@@ -75,3 +75,37 @@ describe('sign-up', () => {
     expect(res.headers.get('location')).toBe('/');
   });
 });
+
+describe('sign-up throttling', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(() => app.close());
+
+  it('lets one address create 10 accounts an hour, then answers 429 with Retry-After until the hour has passed', async () => {
+    const account = (n: number) => ({
+      name: `Bulk ${n}`,
+      username: `bulk-${n}`,
+      email: `bulk-${n}@example.com`,
+      password: 'a-long-enough-passphrase',
+    });
+    const signUpOn = async (values: Record<string, string>) => {
+      const browser = new Browser(app.url);
+      const form = await browser.get('/sign-up');
+      return browser.post('/sign-up', { ...formFields(await form.text()), ...values });
+    };
+    for (let n = 1; n <= 10; n++) expect((await signUpOn(account(n))).status).toBe(303);
+
+    const refused = await signUpOn(account(11));
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3000);
+    const page = await refused.text();
+    expect(page).toContain('Too many accounts were created from your network. Try again in 60 minutes.');
+    expect(page).toContain('value="bulk-11"');
+    await expect(app.get(UsersService).getByUsername('bulk-11')).rejects.toThrow();
+
+    app.clock.advance(60 * 60_000 + 1000);
+    expect((await signUpOn(account(11))).status).toBe(303);
+  }, 60_000);
+});

@@ -7,6 +7,7 @@ import { UserError } from '../users/users.errors.js';
 import { UsersService } from '../users/users.service.js';
 import { safeReturnTo } from '../web/return-to.js';
 import { sendPage } from '../web/security-headers.js';
+import { SignInThrottle } from './sign-in-throttle.js';
 import { signUpPage } from './sign-up.pages.js';
 import { WebSession } from './web-session.js';
 
@@ -20,6 +21,7 @@ export class SignUpController {
   constructor(
     private readonly session: WebSession,
     private readonly users: UsersService,
+    private readonly throttle: SignInThrottle,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -35,8 +37,21 @@ export class SignUpController {
     const target = safeReturnTo(body?.return_to, this.config.baseUrl);
     if (!this.session.acceptForm(req, reply)) return reply;
     const values = { username: text(body.username), email: text(body.email), name: text(body.name) };
+    const wait = await this.throttle.signUpRetryAfterSeconds(req.ip);
+    if (wait > 0) {
+      const minutes = Math.ceil(wait / 60);
+      const form = signUpPage({
+        csrfToken: this.session.csrfToken(req, reply),
+        returnTo: target,
+        values,
+        notice: `Too many accounts were created from your network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      });
+      void reply.header('retry-after', String(wait));
+      return sendPage(reply, form, { status: 429 });
+    }
     try {
       const user = await this.users.create({ ...values, password: text(body.password) });
+      await this.throttle.recordSignUp(req.ip);
       await this.session.signIn(reply, user.id);
       return reply.redirect(target, 303);
     } catch (err) {

@@ -37,6 +37,8 @@ export function signUpPage(options: {
   returnTo: string;
   values?: SignUpValues;
   errors?: Record<string, string>;
+  /** A problem with the request as a whole, shown above the form. */
+  notice?: string;
 }): string {
   const values = options.values ?? {};
   const errors = options.errors ?? {};
@@ -46,6 +48,7 @@ export function signUpPage(options: {
     body: html`<div class="card">
       <h1>Create your Agora account</h1>
       <p class="lead">Already have one? <a href="/sign-in?return_to=${encodeURIComponent(options.returnTo)}">Sign in</a></p>
+      ${options.notice ? html`<div class="alert error" role="alert">${options.notice}</div>` : null}
       <form method="post" action="/sign-up" novalidate>
         <input type="hidden" name="_csrf" value="${options.csrfToken}" />
         <input type="hidden" name="return_to" value="${options.returnTo}" />

@@ -4,6 +4,7 @@ import { OAuth1763800000002 } from './1763800000002-oauth.js';
 import { SignInFailures1763800000003 } from './1763800000003-sign-in-failures.js';
 import { Events1763900000000 } from './1763900000000-events.js';
 import { LegacyApiUsage1763900000001 } from './1763900000001-legacy-api-usage.js';
+import { SignUpThrottle1763900000002 } from './1763900000002-sign-up-throttle.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   SignInFailures1763800000003,
   Events1763900000000,
   LegacyApiUsage1763900000001,
+  SignUpThrottle1763900000002,
 ];
