@@ -3,6 +3,7 @@ import { createUser, createUserWithToken, TEST_PASSWORD } from './support/fixtur
 import { graphql } from './support/http.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 import type { User } from '../src/users/user.model.js';
+import { PersonalTokensService } from '../src/personal-tokens/personal-tokens.service.js';
 
 let t: TestApp;
 let user: User;
@@ -120,3 +121,34 @@ describe('the API explorer', () => {
     expect((await fetch(`${t.url}/assets/explorer.js`)).headers.get('content-type')).toMatch(/^text\/javascript/);
   });
 });
+
+describe('editing the profile', () => {
+  it('changes the display name, which the API then reports; refuses an empty one beside the field', async () => {
+    const editor = await createUser(t, { name: 'Before Name' });
+    const own = new Browser(t.url);
+    await signIn(own, editor.username, TEST_PASSWORD);
+    const submit = async (name: string) => {
+      const page = await own.get('/account');
+      const { _csrf } = formFields(await page.text());
+      return own.post('/account/profile', { _csrf: _csrf!, name });
+    };
+
+    const saved = await submit('  After Name  ');
+    expect(saved.status).toBe(200);
+    const page = await saved.text();
+    expect(page).toContain('Profile saved.');
+    expect(page).toContain('value="After Name"');
+    const { token } = await createTokenFor(editor.id);
+    expect((await graphql(t.url, '{ viewer { name } }', { privateToken: token })).body.data?.viewer.name).toBe('After Name');
+
+    const empty = await submit('   ');
+    expect(empty.status).toBe(422);
+    const errorPage = await empty.text();
+    expect(errorPage).toMatch(/id="profile-name-error"[^>]*>[^<]*1 to 255 characters/);
+    expect(errorPage).toContain('aria-invalid="true"');
+  });
+});
+
+function createTokenFor(userId: string): Promise<{ token: string }> {
+  return t.get(PersonalTokensService).create(userId, { name: 'profile check', scopes: ['read_api'] });
+}

@@ -5,11 +5,13 @@ import { PersonalTokenError } from '../personal-tokens/personal-tokens.errors.js
 import { PersonalTokensService } from '../personal-tokens/personal-tokens.service.js';
 import type { SignedInUser } from '../sessions/sessions.service.js';
 import { WebSession } from '../sessions/web-session.js';
+import { UserError } from '../users/users.errors.js';
+import { UsersService } from '../users/users.service.js';
 import { formList } from '../web/form-values.js';
 import { sendPage } from '../web/security-headers.js';
 import { AccountPageOptions, accountPage, confirmRevokePage } from './account.pages.js';
 
-/** The account page: profile and personal access tokens (create, shown once; revoke with confirmation). */
+/** The account page: profile (display name) and personal access tokens (create, shown once; revoke with confirmation). */
 @Controller('account')
 @Public()
 @OwnAuthentication()
@@ -17,6 +19,7 @@ export class AccountController {
   constructor(
     private readonly session: WebSession,
     private readonly tokens: PersonalTokensService,
+    private readonly users: UsersService,
   ) {}
 
   @Get()
@@ -24,6 +27,24 @@ export class AccountController {
     const signedIn = await this.session.requireUser(req, reply);
     if (!signedIn) return reply;
     return this.render(req, reply, signedIn, {});
+  }
+
+  @Post('profile')
+  async updateProfile(
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @Body() body: Record<string, unknown>,
+  ): Promise<FastifyReply> {
+    const signedIn = await this.session.requireUser(req, reply);
+    if (!signedIn || !this.session.acceptForm(req, reply)) return reply;
+    const name = typeof body.name === 'string' ? body.name : '';
+    try {
+      const user = await this.users.updateProfile(signedIn.user.id, { name });
+      return this.render(req, reply, { ...signedIn, user: { ...signedIn.user, name: user.name } }, { profileSaved: true });
+    } catch (err) {
+      if (!(err instanceof UserError) || err.field !== 'name') throw err;
+      return this.render(req, reply, signedIn, { profile: { name, error: err.message } }, 422);
+    }
   }
 
   @Post('tokens')

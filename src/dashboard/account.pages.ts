@@ -12,6 +12,10 @@ export interface AccountPageOptions {
   /** A token just created: shown this once. */
   created?: { name: string; token: string };
   revoked?: string;
+  /** The profile was just saved. */
+  profileSaved?: boolean;
+  /** What was typed in the profile form, with its error. */
+  profile?: { name: string; error?: string };
   errors?: Record<string, string>;
   values?: { name?: string; scopes?: string[]; expiresAt?: string };
 }
@@ -25,15 +29,29 @@ export function accountPage(o: AccountPageOptions): string {
     csrfToken: o.csrfToken,
     current: 'account',
     body: html` <h1>Your account</h1>
+      ${o.profileSaved ? html`<div class="alert ok" role="status">Profile saved.</div>` : null}
       <div class="card">
         <dl class="profile">
-          <dt>Name</dt>
-          <dd>${o.signedIn.user.name}</dd>
           <dt>Username</dt>
           <dd>@${o.signedIn.user.username}</dd>
           <dt>Email</dt>
           <dd>${o.signedIn.user.email}</dd>
         </dl>
+        <form method="post" action="/account/profile" novalidate>
+          <input type="hidden" name="_csrf" value="${o.csrfToken}" />
+          <label for="profile-name">Display name</label>
+          <input
+            id="profile-name"
+            name="name"
+            type="text"
+            autocomplete="name"
+            required
+            value="${o.profile?.name ?? o.signedIn.user.name}"
+            aria-invalid="${o.profile?.error ? 'true' : 'false'}"
+          />
+          ${fieldError(o.profile?.error, 'profile-name')}
+          <div class="actions"><button type="submit" class="secondary">Save profile</button></div>
+        </form>
       </div>
 
       <h2 class="section" id="tokens">Personal access tokens</h2>

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { PersonalTokensModule } from '../personal-tokens/personal-tokens.module.js';
+import { UsersModule } from '../users/users.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
 import { OAuthModule } from '../oauth/oauth.module.js';
 import { AccountController } from './account.controller.js';
@@ -8,7 +9,7 @@ import { ExplorerController } from './explorer.controller.js';
 
 /** The dashboard pages for signed-in users. */
 @Module({
-  imports: [SessionsModule, PersonalTokensModule, OAuthModule],
+  imports: [SessionsModule, PersonalTokensModule, OAuthModule, UsersModule],
   controllers: [AccountController, ApplicationsController, ExplorerController],
 })
 export class DashboardModule {}
