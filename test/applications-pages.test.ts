@@ -200,7 +200,15 @@ describe('deleting an application from its page', () => {
     expect((await graphql(t.url, '{ viewer { id } }', { bearer: tokens.access_token })).status).toBe(200);
 
     const detail = await (await browser.get(`/applications/${id}`)).text();
-    const res = await browser.post(`/applications/${id}/delete`, formFields(detail));
+    expect(detail).toContain(`href="/applications/${id}/delete"`);
+    const confirm = await browser.get(`/applications/${id}/delete`);
+    expect(confirm.status).toBe(200);
+    const confirmPage = await confirm.text();
+    expect(confirmPage).toContain('Delete “Short-lived”?');
+    expect(confirmPage).toContain('This cannot be undone.');
+    // Looking at the confirmation deletes nothing.
+    expect((await graphql(t.url, '{ viewer { id } }', { bearer: tokens.access_token })).status).toBe(200);
+    const res = await browser.post(`/applications/${id}/delete`, formFields(confirmPage));
     expect(res.status).toBe(303);
     expect(await (await browser.get('/applications')).text()).not.toContain('Short-lived');
     expect((await graphql(t.url, '{ viewer { id } }', { bearer: tokens.access_token })).status).toBe(401);

@@ -9,7 +9,7 @@ import { GrantsService } from '../oauth/grants.service.js';
 import { WebSession } from '../sessions/web-session.js';
 import { formList } from '../web/form-values.js';
 import { sendPage } from '../web/security-headers.js';
-import { applicationPage, applicationsPage, authorizedPage } from './applications.pages.js';
+import { applicationPage, applicationsPage, authorizedPage, confirmDeletePage } from './applications.pages.js';
 
 /** Applications a user develops, and applications a user has authorized. */
 @Controller()
@@ -116,6 +116,15 @@ export class ApplicationsController {
       const csrfToken = this.session.csrfToken(req, reply);
       return sendPage(reply, applicationPage({ signedIn, csrfToken, application, baseUrl: this.config.baseUrl, secret: clientSecret }));
     });
+  }
+
+  @Get('applications/:id/delete')
+  async confirmDelete(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Param('id') id: string): Promise<FastifyReply> {
+    const signedIn = await this.session.requireUser(req, reply);
+    if (!signedIn) return reply;
+    return this.ownApplication(reply, id, signedIn.user.id, async (application) =>
+      sendPage(reply, confirmDeletePage({ signedIn, csrfToken: this.session.csrfToken(req, reply), application })),
+    );
   }
 
   @Post('applications/:id/delete')

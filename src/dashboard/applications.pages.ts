@@ -153,11 +153,33 @@ export function applicationPage(
         <div class="actions"><button type="submit" class="secondary">Regenerate secret</button></div>
       </form>
       <h2 class="section">Delete</h2>
+      <p class="hint">Deleting the application stops every token issued to it.</p>
+      <div class="actions"><a class="button danger" href="/applications/${a.id}/delete">Delete application…</a></div>`,
+  });
+}
+
+export function confirmDeletePage(o: Common & { application: Application }): string {
+  const a = o.application;
+  return page({
+    title: 'Delete application',
+    narrow: true,
+    user: o.signedIn.user,
+    csrfToken: o.csrfToken,
+    current: 'applications',
+    body: html`<div class="card">
+      <h1>Delete “${a.name}”?</h1>
+      <p>
+        Every access token issued to it stops working at once, users' approvals are forgotten, and its client ID and secret can no longer be
+        used. This cannot be undone.
+      </p>
       <form method="post" action="/applications/${a.id}/delete">
         <input type="hidden" name="_csrf" value="${o.csrfToken}" />
-        <p class="hint">Deleting the application stops every token issued to it.</p>
-        <div class="actions"><button type="submit" class="danger">Delete application</button></div>
-      </form>`,
+        <div class="actions stretch">
+          <a class="button secondary" href="/applications/${a.id}">Cancel</a>
+          <button type="submit" class="danger">Delete application</button>
+        </div>
+      </form>
+    </div>`,
   });
 }
 
