@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { ApplicationsService } from '../src/oauth/applications.service.js';
 import { AuthorizationCodesService } from '../src/oauth/authorization-codes.service.js';
 import { UsersService } from '../src/users/users.service.js';
@@ -178,6 +179,26 @@ describe('token endpoint errors (RFC 6749 §5.2)', () => {
 });
 
 describe('authorization codes are single-use', () => {
+  it('a wrong code_verifier uses the code up: the right one is refused after it, and nothing issued works', async () => {
+    const { code, verifier } = await issueCode();
+    await expectOAuthError(await tokenRequest({ ...exchangeForm(code, verifier), code_verifier: 'c'.repeat(43) }), 400, 'invalid_grant');
+    await expectOAuthError(await tokenRequest(exchangeForm(code, verifier)), 400, 'invalid_grant');
+    const [row] = await t
+      .get(DataSource)
+      .query(
+        'SELECT c.consumed_at, t.revoked_at FROM oauth_authorization_codes c JOIN oauth_access_tokens t ON t.id = c.access_token_id WHERE c.code_hash = $1',
+        [createHash('sha256').update(code).digest('hex')],
+      );
+    expect(row.consumed_at).not.toBeNull();
+    expect(row.revoked_at).not.toBeNull();
+  });
+
+  it('a code presented by another client is left for its own client', async () => {
+    const { code, verifier } = await issueCode({ client: app });
+    await expectOAuthError(await tokenRequest(exchangeForm(code, verifier, other)), 400, 'invalid_grant');
+    expect((await tokenRequest(exchangeForm(code, verifier, app))).status).toBe(200);
+  });
+
   it('rejects a reused code and revokes the access token issued from it', async () => {
     const { code, verifier } = await issueCode();
     const first = await tokenRequest(exchangeForm(code, verifier));
@@ -327,9 +348,35 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
 describe('client secrets', () => {
   it('stop working when rotated; the new one works', async () => {
     const rotating = await registerApp(t, user.id);
+    // Used once first, so that on a PostgreSQL server the client is in the credential cache.
+    const first = await issueCode({ client: rotating });
+    expect((await tokenRequest(exchangeForm(first.code, first.verifier, rotating))).status).toBe(200);
     const { clientSecret } = await t.get(ApplicationsService).rotateSecret(rotating.applicationId);
     const { code, verifier } = await issueCode({ client: rotating });
     await expectOAuthError(await tokenRequest(exchangeForm(code, verifier, rotating)), 401, 'invalid_client');
     expect((await tokenRequest(exchangeForm(code, verifier, { ...rotating, clientSecret }))).status).toBe(200);
+  });
+
+  it('stop working when changed outside this instance (another instance, the CLI, an operator’s SQL)', async () => {
+    const changed = await registerApp(t, user.id);
+    const first = await issueCode({ client: changed });
+    expect((await tokenRequest(exchangeForm(first.code, first.verifier, changed))).status).toBe(200);
+    const newSecret = `agora_ocs_${randomBytes(32).toString('base64url')}`;
+    await t
+      .get(DataSource)
+      .query('UPDATE oauth_applications SET client_secret_hash = $1 WHERE id = $2', [
+        createHash('sha256').update(newSecret).digest('hex'),
+        changed.applicationId,
+      ]);
+    // The change reaches this instance's cache as a PostgreSQL notification: give it a moment.
+    let status = 0;
+    for (let attempt = 0; attempt < 50 && status !== 401; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      const { code, verifier } = await issueCode({ client: changed });
+      status = (await tokenRequest(exchangeForm(code, verifier, changed))).status;
+    }
+    expect(status).toBe(401);
+    const { code, verifier } = await issueCode({ client: changed });
+    expect((await tokenRequest(exchangeForm(code, verifier, { ...changed, clientSecret: newSecret }))).status).toBe(200);
   });
 });

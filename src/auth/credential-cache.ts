@@ -1,20 +1,31 @@
 import { Principal } from './principal.js';
 
-interface Entry {
-  principal: Principal;
+interface Entry<V> {
+  value: V;
   expiresAt: number;
+}
+
+/** The least a cached client credential (an OAuth application) carries: the id its changes are announced by. */
+export interface CachedClient {
+  id: string;
 }
 
 const MAX_ENTRIES = 10_000;
 
 /**
- * Verified credentials kept in memory for a short time, keyed by the token's SHA-256, so a busy client
- * does not cost a database round trip per request. Entries are evicted on any change to the
- * credential or its user (see CredentialChangeListener), and never outlive the credential's own expiry.
+ * Verified credentials kept in memory for a short time, so a busy client does not cost a database round
+ * trip per request: API tokens keyed by their SHA-256, and OAuth clients (whose secret hash is compared on
+ * every use) keyed by client id. Entries are evicted on any change to the credential or its user (see
+ * CredentialChangeListener), and never outlive the credential's own expiry.
+ *
+ * A value read from the database before an eviction must not be stored after it: callers take
+ * `generation` before reading and pass it to `set`, which drops the value if anything was evicted since.
  */
 export class CredentialCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly principals = new Map<string, Entry<Principal>>();
+  private readonly clients = new Map<string, Entry<CachedClient>>();
   private suspended = false;
+  private evictions = 0;
 
   constructor(private readonly ttlMs: number) {}
 
@@ -22,10 +33,15 @@ export class CredentialCache {
     return this.ttlMs > 0 && !this.suspended;
   }
 
+  /** Changes with every eviction; see the class comment. */
+  get generation(): number {
+    return this.evictions;
+  }
+
   /** While change notifications cannot be received, nothing is cached (and nothing old is trusted). */
   suspend(): void {
     this.suspended = true;
-    this.entries.clear();
+    this.clear();
   }
 
   resume(): void {
@@ -33,36 +49,57 @@ export class CredentialCache {
   }
 
   get(tokenHash: string, nowMs: number): Principal | undefined {
-    if (!this.enabled) return undefined;
-    const entry = this.entries.get(tokenHash);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= nowMs) {
-      this.entries.delete(tokenHash);
-      return undefined;
-    }
-    return entry.principal;
+    return this.read(this.principals, tokenHash, nowMs);
   }
 
-  set(tokenHash: string, principal: Principal, nowMs: number, credentialExpiresAt?: Date | null): void {
-    if (!this.enabled) return;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    const expiresAt = Math.min(nowMs + this.ttlMs, credentialExpiresAt?.getTime() ?? Infinity);
-    this.entries.set(tokenHash, { principal, expiresAt });
+  set(tokenHash: string, principal: Principal, nowMs: number, generation: number, credentialExpiresAt?: Date | null): void {
+    this.write(this.principals, tokenHash, principal, nowMs, generation, credentialExpiresAt?.getTime());
   }
 
+  getClient<C extends CachedClient>(clientId: string, nowMs: number): C | undefined {
+    return this.read(this.clients, clientId, nowMs) as C | undefined;
+  }
+
+  setClient(clientId: string, client: CachedClient, nowMs: number, generation: number): void {
+    this.write(this.clients, clientId, client, nowMs, generation);
+  }
+
+  /** A token, or an OAuth client, by its id. */
   forgetCredential(credentialId: string): void {
-    for (const [key, entry] of this.entries) if (entry.principal.credential.id === credentialId) this.entries.delete(key);
+    this.evictions++;
+    for (const [key, entry] of this.principals) if (entry.value.credential.id === credentialId) this.principals.delete(key);
+    for (const [key, entry] of this.clients) if (entry.value.id === credentialId) this.clients.delete(key);
   }
 
   forgetUser(userId: string): void {
-    for (const [key, entry] of this.entries) if (entry.principal.user.id === userId) this.entries.delete(key);
+    this.evictions++;
+    for (const [key, entry] of this.principals) if (entry.value.user.id === userId) this.principals.delete(key);
   }
 
   clear(): void {
-    this.entries.clear();
+    this.evictions++;
+    this.principals.clear();
+    this.clients.clear();
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.principals.size + this.clients.size;
+  }
+
+  private read<V>(map: Map<string, Entry<V>>, key: string, nowMs: number): V | undefined {
+    if (!this.enabled) return undefined;
+    const entry = map.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= nowMs) {
+      map.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  private write<V>(map: Map<string, Entry<V>>, key: string, value: V, nowMs: number, generation: number, until = Infinity): void {
+    if (!this.enabled || generation !== this.evictions) return;
+    if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value!);
+    map.set(key, { value, expiresAt: Math.min(nowMs + this.ttlMs, until) });
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../clock/clock.js';
-import { CredentialCache } from './credential-cache.js';
+import { CachedClient, CredentialCache } from './credential-cache.js';
 import { Principal } from './principal.js';
 import { hashSecret } from './secret-token.js';
 
@@ -42,6 +42,22 @@ export class CredentialVerifier {
     return this.verifyWith(token.startsWith(prefix) ? this.verifiers.find((v) => v.prefix === prefix) : undefined, token);
   }
 
+  /**
+   * An OAuth client by its client id, from the cache or from `load`. Client credentials share the cache
+   * and its change notifications with tokens: a rotated secret or a deleted application is forgotten at
+   * once here and, through the notification, on every other instance.
+   */
+  async client<C extends CachedClient>(clientId: string, load: () => Promise<C | null>): Promise<C | null> {
+    const now = this.clock.now().getTime();
+    const cached = this.cache.getClient<C>(clientId, now);
+    if (cached) return cached;
+    const generation = this.cache.generation;
+    const client = await load();
+    if (client) this.cache.setClient(clientId, client, now, generation);
+    return client;
+  }
+
+  /** A token or an OAuth client, by its id. */
   forgetCredential(credentialId: string): void {
     this.cache.forgetCredential(credentialId);
   }
@@ -56,8 +72,9 @@ export class CredentialVerifier {
     const now = this.clock.now().getTime();
     const cached = this.cache.get(tokenHash, now);
     if (cached) return cached;
+    const generation = this.cache.generation;
     const principal = await verifier.verify(token, tokenHash);
-    if (principal) this.cache.set(tokenHash, principal, now, principal.credential.expiresAt);
+    if (principal) this.cache.set(tokenHash, principal, now, generation, principal.credential.expiresAt);
     return principal;
   }
 }

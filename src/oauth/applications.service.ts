@@ -55,6 +55,7 @@ export class ApplicationsService {
       { id: entity.id },
       { clientSecretHash: entity.clientSecretHash, secretRotatedAt: entity.secretRotatedAt },
     );
+    this.credentials.forgetCredential(entity.id);
     return { application: toApplication(entity), clientSecret };
   }
 
@@ -63,6 +64,7 @@ export class ApplicationsService {
     const entity = await this.findEntity(id, ownerId);
     const valid = validateApplicationInput(input);
     await this.applications.update({ id: entity.id }, valid);
+    this.credentials.forgetCredential(entity.id);
     return toApplication({ ...entity, ...valid });
   }
 
@@ -72,9 +74,15 @@ export class ApplicationsService {
 
   /** The application whose client id and secret these are, or null. Compares hashes in constant time. */
   async authenticate(clientId: string, clientSecret: string): Promise<ApplicationEntity | null> {
-    // Every token request starts here: a prepared statement rather than a query built by the ORM.
-    const rows = clientId.length > 0 && clientId.length <= 100 ? await this.statements.query(FIND_BY_CLIENT_ID, [clientId]) : [];
-    const application = rows[0] ? toEntity(rows[0]) : null;
+    // Every token request starts here: from the credential cache on a PostgreSQL server, otherwise a
+    // prepared statement rather than a query built by the ORM.
+    const application =
+      clientId.length > 0 && clientId.length <= 100
+        ? await this.credentials.client(clientId, async () => {
+            const rows = await this.statements.query(FIND_BY_CLIENT_ID, [clientId]);
+            return rows[0] ? toEntity(rows[0]) : null;
+          })
+        : null;
     const expected = Buffer.from(application?.clientSecretHash ?? '0'.repeat(64), 'hex');
     const actual = Buffer.from(hashSecret(clientSecret), 'hex');
     return timingSafeEqual(expected, actual) && application ? application : null;
@@ -93,6 +101,7 @@ export class ApplicationsService {
     const entity = await this.findEntity(id, ownerId);
     const tokens = await this.accessTokens.find({ select: { id: true }, where: { applicationId: entity.id } });
     await this.applications.delete({ id: entity.id });
+    this.credentials.forgetCredential(entity.id);
     for (const token of tokens) this.credentials.forgetCredential(token.id);
   }
 

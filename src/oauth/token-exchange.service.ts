@@ -74,9 +74,14 @@ export class TokenExchangeService {
   }
 
   /**
-   * One read, the checks, then one statement that consumes the code and stores the token together:
-   * `consumed_at IS NULL` in the UPDATE is the arbiter, so of concurrent redemptions exactly one
-   * succeeds, without holding a transaction open across round trips.
+   * One statement reads the code and, if it is unused, unexpired, this client's, for this redirect URI
+   * and of an active user, consumes it and stores the new token: `consumed_at IS NULL` in its UPDATE is
+   * the arbiter, so of concurrent redemptions exactly one succeeds, without a transaction held open
+   * across round trips. What the code was before the statement explains any failure.
+   *
+   * PKCE is checked after, in constant time. A wrong or missing code_verifier therefore uses the code
+   * up, and the token stored with it is revoked before anyone has seen it: the client that holds the
+   * right verifier never sends a wrong one, so a wrong one means the code is in other hands.
    */
   private async redeem(
     application: ApplicationEntity,
@@ -86,32 +91,28 @@ export class TokenExchangeService {
   ): Promise<Redemption> {
     const now = this.clock.now();
     const codeHash = hashSecret(codeValue);
-    const rows = await this.statements.query<CodeRow>(READ_CODE, [codeHash]);
-    const code = rows[0];
-    if (!code) return { ok: false, reason: 'The authorization code is unknown' };
-    if (code.consumed_at) return this.replayed(code.access_token_id);
-    if (code.expires_at <= now) return { ok: false, reason: 'The authorization code has expired' };
-    if (code.application_id !== application.id) return { ok: false, reason: 'The authorization code was issued to another client' };
-    if (code.redirect_uri !== redirectUri) return { ok: false, reason: 'redirect_uri does not match the authorization request' };
-    if (!this.pkce.verify(verifier, code.code_challenge)) {
-      return { ok: false, reason: verifier ? 'code_verifier does not match the code_challenge' : 'code_verifier is required' };
-    }
-    if (code.user_state !== 'active') return { ok: false, reason: 'The user is no longer active' };
-
     const issued = this.accessTokens.prepare();
-    const consumed = await this.statements.query(CONSUME, [
+    const [code] = await this.statements.query<CodeRow>(REDEEM, [
       codeHash,
       now,
       issued.id,
       issued.tokenHash,
       application.id,
-      code.user_id,
-      code.scopes,
       issued.expiresAt,
+      redirectUri,
     ]);
-    // Another request consumed it between the read and the update: that is a replay too.
-    if (consumed.length === 0)
-      return this.replayed((await this.statements.query<CodeRow>(READ_CODE, [codeHash]))[0]?.access_token_id ?? null);
+    if (!code) return { ok: false, reason: 'The authorization code is unknown' };
+    if (code.consumed_at) return this.replayed(code.access_token_id);
+    if (code.expires_at <= now) return { ok: false, reason: 'The authorization code has expired' };
+    if (code.application_id !== application.id) return { ok: false, reason: 'The authorization code was issued to another client' };
+    if (code.redirect_uri !== redirectUri) return { ok: false, reason: 'redirect_uri does not match the authorization request' };
+    if (code.user_state !== 'active') return { ok: false, reason: 'The user is no longer active' };
+    // Another request consumed it between this statement's snapshot and its update: that is a replay too.
+    if (!code.issued) return this.replayed((await this.statements.query<CodeRow>(READ_CODE, [codeHash]))[0]?.access_token_id ?? null);
+    if (!this.pkce.verify(verifier, code.code_challenge)) {
+      await this.accessTokens.revoke([issued.id]);
+      return { ok: false, reason: verifier ? 'code_verifier does not match the code_challenge' : 'code_verifier is required' };
+    }
     return {
       ok: true,
       code: { scopes: code.scopes, authTime: code.auth_time, nonce: code.nonce },
@@ -142,28 +143,35 @@ interface CodeRow extends Record<string, unknown> {
   username: string;
   name: string;
   email: string;
+  /** Whether this statement consumed the code and stored the token. */
+  issued: boolean;
 }
+
+const CODE_COLUMNS = `c.application_id, c.user_id, c.redirect_uri, c.scopes, c.nonce, c.code_challenge, c.auth_time,
+       c.expires_at, c.consumed_at, c.access_token_id, u.state AS user_state, u.username, u.name, u.email`;
 
 const READ_CODE: Statement = {
   name: 'oauth_read_code',
-  text: `
-  SELECT c.application_id, c.user_id, c.redirect_uri, c.scopes, c.nonce, c.code_challenge, c.auth_time, c.expires_at,
-         c.consumed_at, c.access_token_id, u.state AS user_state, u.username, u.name, u.email
-    FROM oauth_authorization_codes c JOIN users u ON u.id = c.user_id
-   WHERE c.code_hash = $1`,
+  text: `SELECT ${CODE_COLUMNS} FROM oauth_authorization_codes c JOIN users u ON u.id = c.user_id WHERE c.code_hash = $1`,
 };
 
+// $1 code hash, $2 now, $3 token id, $4 token hash, $5 application id, $6 token expiry, $7 redirect URI.
 // The token row and the code's reference to it are written by one statement, so the foreign key
 // (checked at the end of the statement) holds and nothing is left half-done.
-const CONSUME: Statement = {
-  name: 'oauth_consume_code',
+const REDEEM: Statement = {
+  name: 'oauth_redeem_code',
   text: `
-  WITH consumed AS (
+  WITH code AS (
+    SELECT ${CODE_COLUMNS} FROM oauth_authorization_codes c JOIN users u ON u.id = c.user_id WHERE c.code_hash = $1
+  ), consumed AS (
     UPDATE oauth_authorization_codes SET consumed_at = $2, access_token_id = $3
-     WHERE code_hash = $1 AND consumed_at IS NULL
-    RETURNING code_hash
+     WHERE code_hash = $1 AND consumed_at IS NULL AND expires_at > $2 AND application_id = $5 AND redirect_uri = $7
+       AND EXISTS (SELECT 1 FROM code WHERE code.user_state = 'active')
+    RETURNING user_id, scopes
+  ), token AS (
+    INSERT INTO oauth_access_tokens (id, token_hash, application_id, user_id, scopes, created_at, expires_at)
+    SELECT $3, $4, $5, user_id, scopes, $2, $6 FROM consumed
+    RETURNING id
   )
-  INSERT INTO oauth_access_tokens (id, token_hash, application_id, user_id, scopes, created_at, expires_at)
-  SELECT $3, $4, $5, $6, $7, $2, $8 FROM consumed
-  RETURNING id`,
+  SELECT code.*, EXISTS (SELECT 1 FROM token) AS issued FROM code`,
 };

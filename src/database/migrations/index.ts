@@ -5,6 +5,7 @@ import { SignInFailures1763800000003 } from './1763800000003-sign-in-failures.js
 import { Events1763900000000 } from './1763900000000-events.js';
 import { LegacyApiUsage1763900000001 } from './1763900000001-legacy-api-usage.js';
 import { SignUpThrottle1763900000002 } from './1763900000002-sign-up-throttle.js';
+import { ClientChangeNotifications1763900000003 } from './1763900000003-client-change-notifications.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   Events1763900000000,
   LegacyApiUsage1763900000001,
   SignUpThrottle1763900000002,
+  ClientChangeNotifications1763900000003,
 ];
