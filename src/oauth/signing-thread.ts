@@ -20,8 +20,9 @@ parentPort.on('message', (message) => {
 `;
 
 /**
- * Signs id_tokens on a thread of its own: an RS256 signature is about a third of the token endpoint's
- * work on the main thread (docs/benchmarks.md), and it needs nothing but the claims and the key.
+ * Signs id_tokens on a thread of its own: an RS256 signature costs about as much CPU as the rest of a
+ * code exchange on the main thread, or more (docs/benchmarks.md), and it needs nothing but the claims
+ * and the key, so the main thread keeps serving requests meanwhile.
  * The private key crosses to the worker once per key id, as a KeyObject (cloned, never exported).
  */
 @Injectable()
