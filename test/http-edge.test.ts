@@ -72,10 +72,36 @@ describe('malformed requests are answered without a 500', () => {
     expect(res.body).toBe('{"message":"401 Unauthorized"}');
   });
 
-  it('malformed JSON gets 400 with a JSON message', async () => {
-    const res = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": ' });
-    expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ message: '400 Bad Request' });
+  describe('a body that is not valid JSON gets 400 saying so, in the shape of its endpoint', () => {
+    const post = (path: string) =>
+      fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": ' });
+
+    it('/graphql: a GraphQL error', async () => {
+      const res = await post('/graphql');
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { errors: { message: string; extensions: { code: string } }[] };
+      expect(body.errors).toHaveLength(1);
+      expect(body.errors[0]!.message).toMatch(/not valid JSON/);
+      expect(body.errors[0]!.extensions.code).toBe('BAD_REQUEST');
+    });
+
+    it.each(['/oauth/token', '/oauth/revoke', '/oauth/introspect'])('%s: an OAuth invalid_request, not cached', async (path) => {
+      const res = await post(path);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      const body = (await res.json()) as Record<string, string>;
+      expect(Object.keys(body).sort()).toEqual(['error', 'error_description']);
+      expect(body.error).toBe('invalid_request');
+      expect(body.error_description).toMatch(/not valid JSON/);
+    });
+
+    it('elsewhere (the legacy API): the status line and what is wrong', async () => {
+      const res = await post('/api/events');
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as Record<string, string>;
+      expect(body.message).toBe('400 Bad Request');
+      expect(body.error).toMatch(/not valid JSON/);
+    });
   });
 
   it('an unknown path gets 404 with a JSON message', async () => {

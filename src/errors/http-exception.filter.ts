@@ -2,8 +2,9 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus } from
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { AuthError } from '../auth/auth.errors.js';
-import { OAuthError } from '../oauth/oauth.errors.js';
+import { OAUTH_CLIENT_ROUTES, OAuthError } from '../oauth/oauth.errors.js';
 import { DomainError, DomainErrorKind } from './domain-error.js';
+import { GRAPHQL_PATH } from '../graphql/graphql-path.js';
 
 const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
   invalid: HttpStatus.UNPROCESSABLE_ENTITY,
@@ -34,9 +35,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
       return;
     }
     if (error instanceof OAuthError) {
-      void reply.status(error.status).header('cache-control', 'no-store').header('pragma', 'no-cache');
-      if (error.code === 'invalid_client') void reply.header('www-authenticate', 'Basic realm="agora", charset="UTF-8"');
-      void reply.send(error.body);
+      sendOAuthError(reply, error);
       return;
     }
     if (error instanceof DomainError) {
@@ -50,16 +49,46 @@ export class HttpExceptionFilter implements ExceptionFilter {
     }
     if (error instanceof HttpException) {
       const status = error.getStatus();
-      void reply.status(status).send({ message: statusMessage(status) });
+      const detail = fastifyClientError(error.cause);
+      if (detail) sendClientError(request, reply, status, detail);
+      else void reply.status(status).send({ message: statusMessage(status) });
       return;
     }
     const status = (error as { statusCode?: unknown }).statusCode;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
-      // Fastify's own client errors (malformed JSON, body too large, unsupported media type).
-      void reply.status(status).send({ message: statusMessage(status), error: (error as Error).message });
+    const detail = fastifyClientError(error);
+    if (typeof status === 'number' && status >= 400 && status < 500 && detail) {
+      sendClientError(request, reply, status, detail);
       return;
     }
     request.log.error({ err: error }, 'Request failed');
     void reply.status(500).send({ message: statusMessage(500) });
+  }
+}
+
+function sendOAuthError(reply: FastifyReply, error: OAuthError): void {
+  void reply.status(error.status).header('cache-control', 'no-store').header('pragma', 'no-cache');
+  if (error.code === 'invalid_client') void reply.header('www-authenticate', 'Basic realm="agora", charset="UTF-8"');
+  void reply.send(error.body);
+}
+
+/**
+ * The message of one of Fastify's own client errors (a body that is not valid JSON, too large, of an
+ * unsupported media type), which Nest hands over wrapped in an HttpException; these messages say
+ * what is wrong with the request and nothing about the server.
+ */
+function fastifyClientError(error: unknown): string | undefined {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return typeof code === 'string' && code.startsWith('FST_') && typeof message === 'string' ? message : undefined;
+}
+
+/** A request Fastify could not read, answered in the shape its endpoint's callers expect. */
+function sendClientError(request: FastifyRequest, reply: FastifyReply, status: number, detail: string): void {
+  const route = request.routeOptions?.url ?? request.url.split('?')[0];
+  if (route && OAUTH_CLIENT_ROUTES.has(route)) {
+    sendOAuthError(reply, new OAuthError('invalid_request', detail));
+  } else if (route === GRAPHQL_PATH) {
+    void reply.status(status).send({ errors: [{ message: detail, extensions: { code: 'BAD_REQUEST' } }] });
+  } else {
+    void reply.status(status).send({ message: statusMessage(status), error: detail });
   }
 }

@@ -11,6 +11,7 @@ import { OperationPolicyPlugin } from './operation-policy.plugin.js';
 import { PublicFieldsRegistry } from './public-fields.registry.js';
 import { join } from 'node:path';
 import { projectRoot } from '../config/project-root.js';
+import { GRAPHQL_PATH } from './graphql-path.js';
 
 @Module({
   imports: [DiscoveryModule],
@@ -29,7 +30,7 @@ class GraphqlPolicyModule {}
       useFactory: (policy: OperationPolicyPlugin): ApolloDriverConfig => ({
         typePaths: [join(projectRoot(), 'schema.graphql')],
         resolvers: { DateTime: DateTimeScalar },
-        path: '/graphql',
+        path: GRAPHQL_PATH,
         introspection: true,
         graphiql: false,
         persistedQueries: false,
