@@ -110,6 +110,23 @@ describe('malformed requests are answered without a 500', () => {
     expect(await res.json()).toEqual({ message: '404 Not Found' });
   });
 
+  it.each([
+    ['GET', '/oauth/token', 'POST'],
+    ['PUT', '/graphql', 'GET, HEAD, POST'],
+    ['DELETE', '/api/user', 'GET, HEAD'],
+  ])('%s %s, a path that answers other methods, gets 405 with Allow: %s', async (method, path, allow) => {
+    const res = await fetch(`${t.url}${path}`, { method });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe(allow);
+    expect(await res.json()).toEqual({ message: '405 Method Not Allowed' });
+  });
+
+  it('a handler’s own 404 stays a 404', async () => {
+    const res = await fetch(`${t.url}/api/events/no-such-event`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('allow')).toBeNull();
+  });
+
   it('a body over 1 MB gets 413', async () => {
     const res = await fetch(`${t.url}/graphql`, {
       method: 'POST',

@@ -50,7 +50,13 @@ export class HttpExceptionFilter implements ExceptionFilter {
     if (error instanceof HttpException) {
       const status = error.getStatus();
       const detail = fastifyClientError(error.cause);
+      const allowed = status === 404 ? otherMethods(request) : [];
       if (detail) sendClientError(request, reply, status, detail);
+      else if (allowed.length > 0)
+        void reply
+          .status(405)
+          .header('allow', allowed.join(', '))
+          .send({ message: statusMessage(405) });
       else void reply.status(status).send({ message: statusMessage(status) });
       return;
     }
@@ -91,4 +97,18 @@ function sendClientError(request: FastifyRequest, reply: FastifyReply, status: n
   } else {
     void reply.status(status).send({ message: statusMessage(status), error: detail });
   }
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/**
+ * For a request that matched no route: the methods the same path does answer, so that `GET /oauth/token`
+ * says 405 with `Allow: POST` rather than suggesting the address is wrong. Empty when the request's own
+ * method has a route (a handler's own 404) or no method has one (an unknown path).
+ */
+function otherMethods(request: FastifyRequest): string[] {
+  const url = request.url.split('?')[0] ?? '/';
+  const answers = (method: string) => request.server.findRoute({ method: method as 'GET', url }) !== null;
+  if (answers(request.method)) return [];
+  return METHODS.filter(answers);
 }
