@@ -464,6 +464,30 @@ describe('Events domain over GraphQL: who sees and does what', () => {
       const res = await mutateRaw(t, owner.token, 'createEvent', { ...base, ...change }, 'event { id }');
       expect(res.body.data?.createEvent).toEqual({ event: null, userErrors: [expect.objectContaining({ field, code })] });
     }
+    // Every invalid field at once, in the order of the input, so a form can show them all.
+    const several = await mutateRaw(
+      t,
+      owner.token,
+      'createEvent',
+      {
+        ...base,
+        title: '',
+        endsAt: '2030-01-01T09:00:00Z',
+        timeZone: 'Mars/Olympus',
+        venue: { name: 'Hall', country: 'France' },
+        capacity: -5,
+      },
+      'event { id }',
+    );
+    expect(several.body.data?.createEvent.event).toBeNull();
+    expect(several.body.data?.createEvent.userErrors.map((e: { field: string[]; code: string }) => [e.field.join('.'), e.code])).toEqual([
+      ['input.title', 'INVALID_TITLE'],
+      ['input.endsAt', 'INVALID_TIME_RANGE'],
+      ['input.timeZone', 'INVALID_TIME_ZONE'],
+      ['input.venue.country', 'INVALID_COUNTRY'],
+      ['input.capacity', 'INVALID_CAPACITY'],
+    ]);
+
     const badDate = await mutateRaw(t, owner.token, 'createEvent', { ...base, startsAt: 'tomorrow' }, 'event { id }');
     expect(badDate.body.errors?.[0].message).toContain('DateTime must be an ISO 8601 date and time with an offset');
     expect(badDate.body.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');

@@ -249,6 +249,18 @@ describe('Legacy REST API', () => {
       });
       expect(rules.status).toBe(422);
       expect(rules.body).toMatchObject({ code: 'INVALID_TIME_RANGE', errors: { ends_at: ['The event must end after it starts.'] } });
+      const several = await call('POST', '/api/events', owner.token, {
+        organizer_id: organizer.id,
+        title: ' ',
+        starts_at: '2030-01-02T10:00:00Z',
+        ends_at: '2030-01-01T10:00:00Z',
+        time_zone: 'Mars/Olympus',
+        format: 'online',
+        online_url: 'http://insecure.example.com',
+      });
+      expect(several.status).toBe(422);
+      expect(several.body.code).toBe('INVALID_INPUT');
+      expect(Object.keys(several.body.errors)).toEqual(['title', 'ends_at', 'time_zone', 'online_url']);
       const notJson = await fetch(`${t.url}/api/events`, {
         method: 'POST',
         headers: { 'private-token': owner.token, 'content-type': 'application/json' },

@@ -156,6 +156,24 @@ describe('Registrations: capacity, waitlist and per-order limits', () => {
       field: ['input', 'attendees', '0', 'email'],
       code: 'INVALID_EMAIL',
     });
+    const twoWrong = await mutateRaw(
+      t,
+      token,
+      'registerForEvent',
+      {
+        eventId: event.id,
+        ticketTypeId: event.ticketTypeId,
+        attendees: [
+          { name: ' ', email: 'ada@example.com' },
+          { name: 'Grace', email: 'grace@' },
+        ],
+      },
+      'registration { id }',
+    );
+    expect(twoWrong.body.data?.registerForEvent.userErrors.map((e: { field: string[] }) => e.field.join('.'))).toEqual([
+      'input.attendees.0.name',
+      'input.attendees.1.email',
+    ]);
     registrationOf(await registerFor(t, token, event, 2));
     const twice = await registerFor(t, token, event, 1);
     expect(twice.body.data?.registerForEvent.userErrors[0]).toMatchObject({ code: 'ALREADY_REGISTERED' });

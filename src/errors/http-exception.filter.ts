@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { AuthError } from '../auth/auth.errors.js';
 import { OAUTH_CLIENT_ROUTES, OAuthError } from '../oauth/oauth.errors.js';
-import { DomainError, DomainErrorKind } from './domain-error.js';
+import { DomainError, DomainErrorKind, failuresOf } from './domain-error.js';
 import { GRAPHQL_PATH } from '../graphql/graphql-path.js';
 
 const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
@@ -39,11 +39,14 @@ export class HttpExceptionFilter implements ExceptionFilter {
       return;
     }
     if (error instanceof DomainError) {
-      const status = STATUS_OF_KIND[error.kind];
-      void reply.status(status).send({
+      const errors: Record<string, string[]> = {};
+      for (const failure of failuresOf(error)) {
+        if (failure.field) (errors[this.fieldName(failure.field)] ??= []).push(failure.message);
+      }
+      void reply.status(STATUS_OF_KIND[error.kind]).send({
         message: error.message,
         code: error.code,
-        ...(error.field ? { errors: { [error.field]: [error.message] } } : {}),
+        ...(Object.keys(errors).length > 0 ? { errors } : {}),
       });
       return;
     }
@@ -68,6 +71,11 @@ export class HttpExceptionFilter implements ExceptionFilter {
     }
     request.log.error({ err: error }, 'Request failed');
     void reply.status(500).send({ message: statusMessage(500) });
+  }
+
+  /** How a domain error's field (a path such as `venue.country`) is named in this edge's bodies. */
+  protected fieldName(field: string): string {
+    return field;
   }
 }
 

@@ -1,3 +1,4 @@
+import { checkAll } from '../errors/domain-error.js';
 import { EventError } from './events.errors.js';
 import type { EventFormatValue, Venue } from './events.model.js';
 
@@ -54,6 +55,20 @@ export function checkText(
     );
   }
   return trimmed;
+}
+
+export const checkName = (value: string, max: number): string =>
+  checkText(value, { field: 'name', min: 1, max, code: 'INVALID_NAME', label: 'Name' });
+
+export const checkTitle = (value: string): string =>
+  checkText(value, { field: 'title', min: 1, max: 200, code: 'INVALID_TITLE', label: 'Title' });
+
+export const checkDescription = (value: string, max: number): string =>
+  checkText(value, { field: 'description', min: 0, max, code: 'INVALID_DESCRIPTION', label: 'Description' });
+
+/** For partial updates: the check's result when the value was given, undefined (leave it alone) when not. */
+export function ifGiven<V, R>(value: V | null | undefined, check: (value: V) => R): R | undefined {
+  return value == null ? undefined : check(value);
 }
 
 /** An absolute http(s) URL; `httpsOnly` for addresses handed to attendees. */
@@ -156,14 +171,25 @@ export function checkAttendees(attendees: AttendeeInput[], limits: { minPerOrder
       'attendees',
     );
   }
-  return attendees.map((attendee, i) => {
-    const name = attendee.name.trim();
-    if (name.length < 1 || name.length > 200)
-      throw new EventError('INVALID_NAME', 'Attendee name must be 1 to 200 characters.', `attendees.${i}.name`);
-    const email = attendee.email.trim();
-    if (email.length > 254 || !EMAIL.test(email))
-      throw new EventError('INVALID_EMAIL', 'Attendee email must be an email address.', `attendees.${i}.email`);
-    return { name, email };
+  // Every attendee's every field is checked, so a form shows all its mistakes at once.
+  const checked = checkAll(Object.fromEntries(attendees.map((attendee, i) => [i, () => checkAttendee(attendee, i)])));
+  return attendees.map((_, i) => checked[i]!);
+}
+
+function checkAttendee(attendee: AttendeeInput, i: number): AttendeeInput {
+  return checkAll({
+    name: () => {
+      const name = attendee.name.trim();
+      if (name.length < 1 || name.length > 200)
+        throw new EventError('INVALID_NAME', 'Attendee name must be 1 to 200 characters.', `attendees.${i}.name`);
+      return name;
+    },
+    email: () => {
+      const email = attendee.email.trim();
+      if (email.length > 254 || !EMAIL.test(email))
+        throw new EventError('INVALID_EMAIL', 'Attendee email must be an email address.', `attendees.${i}.email`);
+      return email;
+    },
   });
 }
 

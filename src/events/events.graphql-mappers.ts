@@ -1,4 +1,4 @@
-import { DomainError } from '../errors/domain-error.js';
+import { DomainError, failuresOf } from '../errors/domain-error.js';
 import { idOfType, NodeType, toGlobalId } from '../graphql/global-id.js';
 import type * as G from '../graphql/graphql.schema.js';
 import { EventError } from './events.errors.js';
@@ -117,7 +117,11 @@ export async function toPayload<K extends string, T>(key: K, run: () => Promise<
     if (!(err instanceof DomainError) || (err.kind !== 'invalid' && err.kind !== 'conflict')) throw err;
     return {
       [key]: null,
-      userErrors: [{ field: err.field ? ['input', ...err.field.split('.')] : null, message: err.message, code: err.code }],
+      userErrors: failuresOf(err).map((e) => ({
+        field: e.field ? ['input', ...e.field.split('.')] : null,
+        message: e.message,
+        code: e.code,
+      })),
     } as Payload<K, T>;
   }
 }

@@ -10,7 +10,9 @@ import { violatedUniqueConstraint } from '../database/postgres-errors.js';
 import {
   checkPositiveInt,
   checkSlug,
-  checkText,
+  checkDescription,
+  checkTitle,
+  ifGiven,
   checkTimeRange,
   checkTimeZone,
   checkUrl,
@@ -25,6 +27,7 @@ import { EventsPolicy } from './events.policy.js';
 import type { EventsReader } from './events.reader.js';
 import { EVENT_COLUMNS, toEvent } from './events.rows.js';
 import { OrganizersService } from './organizers.service.js';
+import { checkAll } from '../errors/domain-error.js';
 import { promoteWaitlist } from './waitlist.js';
 
 export interface EventInput {
@@ -79,22 +82,18 @@ export class EventsService {
 
   async create(reader: EventsReader, input: EventInput): Promise<Event> {
     await this.organizers.requireRole(reader, input.organizerId, EventsPolicy.canManage, 'create events for this organizer');
-    const title = checkText(input.title, { field: 'title', min: 1, max: 200, code: 'INVALID_TITLE', label: 'Title' });
-    const slug = input.slug ? checkSlug(input.slug.trim().toLowerCase(), 100) : `${slugify(title, 80)}-${randomBytes(4).toString('hex')}`;
-    checkTimeRange(input.startsAt, input.endsAt);
-    const values = {
-      description: checkText(input.description ?? '', {
-        field: 'description',
-        min: 0,
-        max: 20000,
-        code: 'INVALID_DESCRIPTION',
-        label: 'Description',
-      }),
-      timeZone: checkTimeZone(input.timeZone),
-      venue: input.venue ? checkVenue(input.venue) : null,
-      onlineUrl: input.onlineUrl ? checkUrl(input.onlineUrl, 'onlineUrl', { httpsOnly: true }) : null,
-      capacity: input.capacity == null ? null : checkPositiveInt(input.capacity, 'capacity', 'INVALID_CAPACITY', 'Capacity'),
-    };
+    const values = checkAll({
+      title: () => checkTitle(input.title),
+      slug: () => (input.slug ? checkSlug(input.slug.trim().toLowerCase(), 100) : null),
+      timeRange: () => checkTimeRange(input.startsAt, input.endsAt),
+      description: () => checkDescription(input.description ?? '', 20000),
+      timeZone: () => checkTimeZone(input.timeZone),
+      venue: () => (input.venue ? checkVenue(input.venue) : null),
+      onlineUrl: () => (input.onlineUrl ? checkUrl(input.onlineUrl, 'onlineUrl', { httpsOnly: true }) : null),
+      capacity: () => (input.capacity == null ? null : checkPositiveInt(input.capacity, 'capacity', 'INVALID_CAPACITY', 'Capacity')),
+    });
+    const { title } = values;
+    const slug = values.slug ?? `${slugify(title, 80)}-${randomBytes(4).toString('hex')}`;
     const now = this.clock.now();
     try {
       const rows = (await this.dataSource.query(
@@ -129,37 +128,39 @@ export class EventsService {
 
   async update(reader: EventsReader, eventId: string, changes: EventChanges): Promise<Event> {
     const event = await this.requireManageable(reader, eventId, 'change this event');
+    const timesChange = changes.startsAt != null || changes.endsAt != null;
+    const startsAt = changes.startsAt ?? event.startsAt;
+    const endsAt = changes.endsAt ?? event.endsAt;
+    const valid = checkAll({
+      title: () => ifGiven(changes.title, checkTitle),
+      slug: () => ifGiven(changes.slug, (slug) => checkSlug(slug.trim().toLowerCase(), 100)),
+      description: () => ifGiven(changes.description, (description) => checkDescription(description, 20000)),
+      timeRange: () => (timesChange ? checkTimeRange(startsAt, endsAt) : undefined),
+      timeZone: () => ifGiven(changes.timeZone, checkTimeZone),
+      venue: () => ifGiven(changes.venue, (venue) => checkVenue(venue)),
+      onlineUrl: () => ifGiven(changes.onlineUrl, (url) => (url === '' ? null : checkUrl(url, 'onlineUrl', { httpsOnly: true }))),
+      capacity: () => ifGiven(changes.capacity, (capacity) => checkPositiveInt(capacity, 'capacity', 'INVALID_CAPACITY', 'Capacity')),
+    });
     const update = new Assignments([eventId]);
     const set = (column: string, value: unknown) => update.set(column, value);
-    if (changes.title != null)
-      set('title', checkText(changes.title, { field: 'title', min: 1, max: 200, code: 'INVALID_TITLE', label: 'Title' }));
-    if (changes.slug != null) set('slug', checkSlug(changes.slug.trim().toLowerCase(), 100));
-    if (changes.description != null) {
-      set(
-        'description',
-        checkText(changes.description, { field: 'description', min: 0, max: 20000, code: 'INVALID_DESCRIPTION', label: 'Description' }),
-      );
-    }
-    if (changes.startsAt != null || changes.endsAt != null) {
-      const startsAt = changes.startsAt ?? event.startsAt;
-      const endsAt = changes.endsAt ?? event.endsAt;
-      checkTimeRange(startsAt, endsAt);
+    if (valid.title !== undefined) set('title', valid.title);
+    if (valid.slug !== undefined) set('slug', valid.slug);
+    if (valid.description !== undefined) set('description', valid.description);
+    if (timesChange) {
       set('starts_at', startsAt);
       set('ends_at', endsAt);
     }
-    if (changes.timeZone != null) set('time_zone', checkTimeZone(changes.timeZone));
+    if (valid.timeZone !== undefined) set('time_zone', valid.timeZone);
     if (changes.format != null) set('format', changes.format);
-    if (changes.venue != null) {
-      const venue = checkVenue(changes.venue);
-      set('venue_name', venue.name);
-      set('venue_address', venue.address);
-      set('venue_city', venue.city);
-      set('venue_country', venue.country);
+    if (valid.venue !== undefined) {
+      set('venue_name', valid.venue.name);
+      set('venue_address', valid.venue.address);
+      set('venue_city', valid.venue.city);
+      set('venue_country', valid.venue.country);
     }
-    if (changes.onlineUrl != null)
-      set('online_url', changes.onlineUrl === '' ? null : checkUrl(changes.onlineUrl, 'onlineUrl', { httpsOnly: true }));
+    if (valid.onlineUrl !== undefined) set('online_url', valid.onlineUrl);
     if (changes.visibility != null) set('visibility', changes.visibility);
-    const capacity = changes.capacity == null ? undefined : checkPositiveInt(changes.capacity, 'capacity', 'INVALID_CAPACITY', 'Capacity');
+    const { capacity } = valid;
     if (capacity !== undefined) set('capacity', capacity);
     const now = this.clock.now();
     set('updated_at', now);

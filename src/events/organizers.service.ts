@@ -6,11 +6,12 @@ import { Assignments } from '../database/assignments.js';
 import { fetchPage, fetchPagesByParent, Page, PageRequest, SortKey } from '../database/keyset.js';
 import { violatedUniqueConstraint } from '../database/postgres-errors.js';
 import { UsersService } from '../users/users.service.js';
-import { checkSlug, checkText, checkUrl } from './event-validation.js';
+import { checkDescription, checkName, checkSlug, checkUrl, ifGiven } from './event-validation.js';
 import { EventError } from './events.errors.js';
 import type { Organizer, OrganizerMember, OrganizerRoleValue } from './events.model.js';
 import { EventsPolicy } from './events.policy.js';
 import type { EventsReader } from './events.reader.js';
+import { checkAll } from '../errors/domain-error.js';
 import { MEMBER_COLUMNS, ORGANIZER_COLUMNS, toMember, toOrganizer } from './events.rows.js';
 
 export interface OrganizerInput {
@@ -40,16 +41,12 @@ export class OrganizersService {
   ) {}
 
   async create(userId: string, input: OrganizerInput): Promise<Organizer> {
-    const slug = checkSlug(input.slug.trim().toLowerCase(), 64);
-    const name = checkText(input.name, { field: 'name', min: 1, max: 200, code: 'INVALID_NAME', label: 'Name' });
-    const description = checkText(input.description ?? '', {
-      field: 'description',
-      min: 0,
-      max: 5000,
-      code: 'INVALID_DESCRIPTION',
-      label: 'Description',
+    const { slug, name, description, websiteUrl } = checkAll({
+      slug: () => checkSlug(input.slug.trim().toLowerCase(), 64),
+      name: () => checkName(input.name, 200),
+      description: () => checkDescription(input.description ?? '', 5000),
+      websiteUrl: () => (input.websiteUrl ? checkUrl(input.websiteUrl, 'websiteUrl') : null),
     });
-    const websiteUrl = input.websiteUrl ? checkUrl(input.websiteUrl, 'websiteUrl') : null;
     const now = this.clock.now();
     try {
       return await this.dataSource.transaction(async (tx) => {
@@ -74,17 +71,16 @@ export class OrganizersService {
 
   async update(reader: EventsReader, organizerId: string, changes: OrganizerChanges): Promise<Organizer> {
     await this.requireRole(reader, organizerId, EventsPolicy.canManage, 'change this organizer');
+    const valid = checkAll({
+      name: () => ifGiven(changes.name, (name) => checkName(name, 200)),
+      description: () => ifGiven(changes.description, (description) => checkDescription(description, 5000)),
+      websiteUrl: () => ifGiven(changes.websiteUrl, (url) => (url === '' ? null : checkUrl(url, 'websiteUrl'))),
+    });
     const update = new Assignments([organizerId]);
     const set = (column: string, value: unknown) => update.set(column, value);
-    if (changes.name != null)
-      set('name', checkText(changes.name, { field: 'name', min: 1, max: 200, code: 'INVALID_NAME', label: 'Name' }));
-    if (changes.description != null) {
-      set(
-        'description',
-        checkText(changes.description, { field: 'description', min: 0, max: 5000, code: 'INVALID_DESCRIPTION', label: 'Description' }),
-      );
-    }
-    if (changes.websiteUrl != null) set('website_url', changes.websiteUrl === '' ? null : checkUrl(changes.websiteUrl, 'websiteUrl'));
+    if (valid.name !== undefined) set('name', valid.name);
+    if (valid.description !== undefined) set('description', valid.description);
+    if (valid.websiteUrl !== undefined) set('website_url', valid.websiteUrl);
     set('updated_at', this.clock.now());
     const [rows] = (await this.dataSource.query(
       `UPDATE organizers o SET ${update.toSql()} WHERE o.id = $1 RETURNING ${ORGANIZER_COLUMNS}`,

@@ -8,7 +8,9 @@ import {
   checkPositiveInt,
   checkPrice,
   checkSalesWindow,
-  checkText,
+  checkDescription,
+  checkName,
+  ifGiven,
   MAX_TICKET_TYPES_PER_EVENT,
 } from './event-validation.js';
 import { EventError } from './events.errors.js';
@@ -17,6 +19,7 @@ import { EventsPolicy } from './events.policy.js';
 import type { EventsReader } from './events.reader.js';
 import { TICKET_TYPE_COLUMNS, toTicketType } from './events.rows.js';
 import { EventsService } from './events.service.js';
+import { checkAll } from '../errors/domain-error.js';
 import { lockEvent, promoteWaitlist } from './waitlist.js';
 
 export interface TicketTypeInput {
@@ -45,20 +48,16 @@ export class TicketTypesService {
 
   async create(reader: EventsReader, eventId: string, input: TicketTypeInput): Promise<TicketType> {
     await this.events.requireManageable(reader, eventId, 'add ticket types to this event');
-    const name = checkText(input.name, { field: 'name', min: 1, max: 100, code: 'INVALID_NAME', label: 'Name' });
-    const description = checkText(input.description ?? '', {
-      field: 'description',
-      min: 0,
-      max: 2000,
-      code: 'INVALID_DESCRIPTION',
-      label: 'Description',
-    });
-    const price = checkPrice(input.price.amount, input.price.currency);
-    const quantity = input.quantity == null ? null : checkPositiveInt(input.quantity, 'quantity', 'INVALID_QUANTITY', 'Quantity');
     const minPerOrder = input.minPerOrder ?? 1;
     const maxPerOrder = input.maxPerOrder ?? Math.max(minPerOrder, 10);
-    checkOrderLimits(minPerOrder, maxPerOrder);
-    checkSalesWindow(input.salesStartAt ?? null, input.salesEndAt ?? null);
+    const { name, description, price, quantity } = checkAll({
+      name: () => checkName(input.name, 100),
+      description: () => checkDescription(input.description ?? '', 2000),
+      price: () => checkPrice(input.price.amount, input.price.currency),
+      quantity: () => (input.quantity == null ? null : checkPositiveInt(input.quantity, 'quantity', 'INVALID_QUANTITY', 'Quantity')),
+      orderLimits: () => checkOrderLimits(minPerOrder, maxPerOrder),
+      salesWindow: () => checkSalesWindow(input.salesStartAt ?? null, input.salesEndAt ?? null),
+    });
     const now = this.clock.now();
     const created = await this.dataSource.transaction(async (tx) => {
       await lockEvent(tx, eventId);
@@ -92,35 +91,36 @@ export class TicketTypesService {
 
   async update(reader: EventsReader, ticketTypeId: string, changes: TicketTypeChanges): Promise<TicketType> {
     const current = await this.requireManageable(reader, ticketTypeId, 'change this ticket type');
+    const salesChange = changes.salesStartAt !== undefined || changes.salesEndAt !== undefined;
+    const start = changes.salesStartAt === undefined ? current.salesStartAt : changes.salesStartAt;
+    const end = changes.salesEndAt === undefined ? current.salesEndAt : changes.salesEndAt;
+    const limitsChange = changes.minPerOrder != null || changes.maxPerOrder != null;
+    const min = changes.minPerOrder ?? current.minPerOrder;
+    const max = changes.maxPerOrder ?? current.maxPerOrder;
+    const valid = checkAll({
+      name: () => ifGiven(changes.name, (name) => checkName(name, 100)),
+      description: () => ifGiven(changes.description, (description) => checkDescription(description, 2000)),
+      price: () => ifGiven(changes.price, (price) => checkPrice(price.amount, price.currency)),
+      quantity: () => ifGiven(changes.quantity, (quantity) => checkPositiveInt(quantity, 'quantity', 'INVALID_QUANTITY', 'Quantity')),
+      salesWindow: () => (salesChange ? checkSalesWindow(start, end) : undefined),
+      orderLimits: () => (limitsChange ? checkOrderLimits(min, max) : undefined),
+    });
     const update = new Assignments([ticketTypeId]);
     const set = (column: string, value: unknown) => update.set(column, value);
-    if (changes.name != null)
-      set('name', checkText(changes.name, { field: 'name', min: 1, max: 100, code: 'INVALID_NAME', label: 'Name' }));
-    if (changes.description != null) {
-      set(
-        'description',
-        checkText(changes.description, { field: 'description', min: 0, max: 2000, code: 'INVALID_DESCRIPTION', label: 'Description' }),
-      );
+    if (valid.name !== undefined) set('name', valid.name);
+    if (valid.description !== undefined) set('description', valid.description);
+    if (valid.price !== undefined) {
+      set('price_amount', valid.price.amount);
+      set('price_currency', valid.price.currency);
     }
-    if (changes.price != null) {
-      const price = checkPrice(changes.price.amount, changes.price.currency);
-      set('price_amount', price.amount);
-      set('price_currency', price.currency);
-    }
-    const quantity = changes.quantity == null ? undefined : checkPositiveInt(changes.quantity, 'quantity', 'INVALID_QUANTITY', 'Quantity');
+    const { quantity } = valid;
     if (quantity !== undefined) set('quantity', quantity);
-    if (changes.salesStartAt !== undefined || changes.salesEndAt !== undefined) {
-      const start = changes.salesStartAt === undefined ? current.salesStartAt : changes.salesStartAt;
-      const end = changes.salesEndAt === undefined ? current.salesEndAt : changes.salesEndAt;
-      checkSalesWindow(start, end);
+    if (salesChange) {
       set('sales_start_at', start);
       set('sales_end_at', end);
     }
     if (changes.hidden != null) set('hidden', changes.hidden);
-    if (changes.minPerOrder != null || changes.maxPerOrder != null) {
-      const min = changes.minPerOrder ?? current.minPerOrder;
-      const max = changes.maxPerOrder ?? current.maxPerOrder;
-      checkOrderLimits(min, max);
+    if (limitsChange) {
       set('min_per_order', min);
       set('max_per_order', max);
     }

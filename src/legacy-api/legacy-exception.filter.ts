@@ -1,6 +1,5 @@
 import { ArgumentsHost, Catch } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { DomainError } from '../errors/domain-error.js';
 import { HttpExceptionFilter } from '../errors/http-exception.filter.js';
 import { RequestValidationError } from './legacy-http.js';
 
@@ -17,10 +16,11 @@ export class LegacyExceptionFilter extends HttpExceptionFilter {
       void host.switchToHttp().getResponse<FastifyReply>().status(400).send({ message: error.message, errors: error.errors });
       return;
     }
-    if (error instanceof DomainError && error.field) {
-      super.catch(new (class extends DomainError {})(error.kind, error.code, error.message, snakeCase(error.field)), host);
-      return;
-    }
     super.catch(error, host);
+  }
+
+  /** Fields in the API's snake_case (`venue.country`, `starts_at`). */
+  protected override fieldName(field: string): string {
+    return snakeCase(field);
   }
 }
