@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Browser, formFields, signIn } from './support/browser.js';
 import { TEST_PASSWORD, createUser } from './support/fixtures.js';
@@ -221,4 +222,103 @@ describe('sign-in and consent pages', () => {
     expect(res.status).toBe(303);
     expect((await fresh.get(authorizeQuery())).headers.get('location')).toMatch(/^\/sign-in/);
   });
+});
+
+describe('OpenID Connect prompt and max_age', () => {
+  let promptUser: User;
+  let session: Browser;
+  beforeAll(async () => {
+    promptUser = await createUser(t);
+    session = new Browser(t.url);
+    await session.follow(await signIn(session, promptUser.username, TEST_PASSWORD));
+    // Approve once, so the approval is remembered.
+    const consent = await session.get(authorizeQuery());
+    await session.post('/oauth/authorize', { ...formFields(await consent.text()), decision: 'approve' });
+  });
+
+  const redirectParams = (res: Response) => new URL(res.headers.get('location')!, t.url).searchParams;
+  const authTimeOf = async (code: string): Promise<Date> =>
+    (
+      await t
+        .get(DataSource)
+        .query('SELECT auth_time FROM oauth_authorization_codes WHERE code_hash = $1', [createHash('sha256').update(code).digest('hex')])
+    )[0].auth_time;
+
+  it('prompt=none gives a signed-in user who approved before a code at once', async () => {
+    const res = await session.get(authorizeQuery({ prompt: 'none' }));
+    expect(res.status).toBe(302);
+    expect(redirectParams(res).get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('prompt=none answers login_required when not signed in, consent_required when not approved, with state and iss', async () => {
+    const signedOut = await new Browser(t.url).get(authorizeQuery({ prompt: 'none' }));
+    expect(new URL(signedOut.headers.get('location')!).origin + new URL(signedOut.headers.get('location')!).pathname).toBe(REDIRECT_URI);
+    expect(redirectParams(signedOut).get('error')).toBe('login_required');
+    expect(redirectParams(signedOut).get('state')).toBe('xyz');
+    expect(redirectParams(signedOut).get('iss')).toBe(t.url);
+
+    const stranger = new Browser(t.url);
+    await stranger.follow(await signIn(stranger, (await createUser(t)).username, TEST_PASSWORD));
+    const notApproved = await stranger.get(authorizeQuery({ prompt: 'none' }));
+    expect(redirectParams(notApproved).get('error')).toBe('consent_required');
+    expect(redirectParams(notApproved).get('code')).toBeNull();
+  });
+
+  it.each([
+    ['prompt=none with another value', { prompt: 'none login' }],
+    ['an unknown prompt value', { prompt: 'sometimes' }],
+    ['prompt twice', { prompt: ['login', 'consent'] }],
+    ['a max_age that is not a number of seconds', { max_age: '1h' }],
+  ])('%s → invalid_request', async (_name, overrides) => {
+    const res = await session.get(authorizeQuery(overrides));
+    expect(redirectParams(res).get('error')).toBe('invalid_request');
+  });
+
+  it('prompt=login shows the sign-in form to a signed-in user, then issues a code with the new auth_time; the old session ends', async () => {
+    const before = await authTimeOf(redirectParams(await session.get(authorizeQuery())).get('code')!);
+    t.clock.advance(10 * 60_000);
+    const res = await session.get(authorizeQuery({ prompt: 'login' }));
+    expect(res.status).toBe(302);
+    const signInUrl = new URL(res.headers.get('location')!, t.url);
+    expect(signInUrl.pathname).toBe('/sign-in');
+    expect(signInUrl.searchParams.get('reauth')).toBe('1');
+    expect(new URLSearchParams(signInUrl.searchParams.get('return_to')!.split('?')[1]).has('prompt')).toBe(false);
+
+    const form = await session.get(signInUrl.pathname + signInUrl.search);
+    expect(form.status).toBe(200);
+    const page = await form.text();
+    expect(page).toContain('asks you to sign in again');
+    const sessionsBefore = await countSessions(promptUser.id);
+    const signedIn = await session.post('/sign-in', { ...formFields(page), login: promptUser.username, password: TEST_PASSWORD });
+    expect(signedIn.status).toBe(303);
+    expect(await countSessions(promptUser.id)).toBe(sessionsBefore);
+
+    const back = await session.get(signedIn.headers.get('location')!);
+    const code = redirectParams(back).get('code')!;
+    expect(code).toBeTruthy();
+    expect((await authTimeOf(code)).getTime() - before.getTime()).toBeGreaterThanOrEqual(10 * 60_000);
+  });
+
+  it('prompt=consent asks again even though an approval is remembered', async () => {
+    const res = await session.get(authorizeQuery({ prompt: 'consent' }));
+    expect(res.status).toBe(200);
+    const fields = formFields(await res.text());
+    const approved = await session.post('/oauth/authorize', { ...fields, decision: 'approve' });
+    expect(redirectParams(approved).get('code')).toBeTruthy();
+  });
+
+  it('max_age: a sign-in older than it asks for a new one (or login_required with prompt=none); a recent one does not', async () => {
+    t.clock.advance(120_000);
+    const stale = await session.get(authorizeQuery({ max_age: '60' }));
+    const signInUrl = new URL(stale.headers.get('location')!, t.url);
+    expect(signInUrl.pathname).toBe('/sign-in');
+    expect(signInUrl.searchParams.get('reauth')).toBe('1');
+    expect(signInUrl.searchParams.get('return_to')).not.toContain('max_age');
+    expect(redirectParams(await session.get(authorizeQuery({ max_age: '60', prompt: 'none' }))).get('error')).toBe('login_required');
+    expect(redirectParams(await session.get(authorizeQuery({ max_age: '3600' }))).get('code')).toBeTruthy();
+  });
+
+  async function countSessions(userId: string): Promise<number> {
+    return (await t.get(DataSource).query('SELECT count(*)::int AS n FROM sessions WHERE user_id = $1', [userId]))[0].n;
+  }
 });

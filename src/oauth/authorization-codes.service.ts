@@ -19,7 +19,12 @@ export class AuthorizationCodesService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async issue(request: AuthorizationRequest, userId: string, authTime: Date): Promise<string> {
+  /** A code bound to what the user approved: client, redirect URI, scopes, nonce and PKCE challenge. */
+  async issue(
+    request: Pick<AuthorizationRequest, 'application' | 'redirectUri' | 'scopes' | 'nonce' | 'codeChallenge'>,
+    userId: string,
+    authTime: Date,
+  ): Promise<string> {
     const code = randomBytes(32).toString('base64url');
     const now = this.clock.now();
     await this.codes.insert({

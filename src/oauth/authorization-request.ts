@@ -13,7 +13,16 @@ export interface AuthorizationRequest {
   codeChallenge: string;
   state?: string;
   nonce?: string;
+  /** OpenID Connect `prompt` (none, login, consent, select_account); empty when not sent. */
+  prompt: ReadonlySet<Prompt>;
+  /** OpenID Connect `max_age`: the longest time, in seconds, since the user last signed in. */
+  maxAge?: number;
 }
+
+/** The `prompt` values of OpenID Connect Core §3.1.2.1, all supported. */
+export const PROMPTS = ['none', 'login', 'consent', 'select_account'] as const;
+export type Prompt = (typeof PROMPTS)[number];
+const isPrompt = (value: string): value is Prompt => (PROMPTS as readonly string[]).includes(value);
 
 /** An error to send back to the client's redirect URI (RFC 6749 §4.1.2.1). */
 export class AuthorizationRedirectError extends OAuthError {
@@ -26,7 +35,18 @@ export class AuthorizationRedirectError extends OAuthError {
   }
 }
 
-const PARAMETERS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'nonce'];
+const PARAMETERS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+  'nonce',
+  'prompt',
+  'max_age',
+];
 const MAX_STATE_OR_NONCE = 1024;
 
 function single(params: URLSearchParams, name: string): string | undefined {
@@ -57,7 +77,9 @@ export class AuthorizationRequestValidator {
       const scopes = this.checkScopes(params, application);
       const nonce = this.checkOptional(params, 'nonce');
       this.checkOptional(params, 'state');
-      return { application, redirectUri, scopes, codeChallenge, state, nonce };
+      const prompt = this.checkPrompt(params);
+      const maxAge = this.checkMaxAge(params);
+      return { application, redirectUri, scopes, codeChallenge, state, nonce, prompt, maxAge };
     } catch (err) {
       if (err instanceof OAuthError) throw new AuthorizationRedirectError(err, redirectUri, state);
       throw err;
@@ -112,6 +134,22 @@ export class AuthorizationRequestValidator {
     const notAllowed = scopes.filter((s) => !application.scopes.includes(s));
     if (notAllowed.length) throw new OAuthError('invalid_scope', `The application may not request: ${notAllowed.join(' ')}`);
     return scopes;
+  }
+
+  private checkPrompt(params: URLSearchParams): ReadonlySet<Prompt> {
+    const values = (params.get('prompt') ?? '').split(' ').filter(Boolean);
+    const unknown = values.filter((v) => !isPrompt(v));
+    if (unknown.length) throw new OAuthError('invalid_request', `Unknown prompt value: ${unknown.join(' ')}`);
+    const prompt = new Set(values as Prompt[]);
+    if (prompt.has('none') && prompt.size > 1) throw new OAuthError('invalid_request', 'prompt=none cannot be combined with other values');
+    return prompt;
+  }
+
+  private checkMaxAge(params: URLSearchParams): number | undefined {
+    const value = params.get('max_age');
+    if (value === null) return undefined;
+    if (!/^\d{1,10}$/.test(value)) throw new OAuthError('invalid_request', 'max_age must be a whole number of seconds');
+    return Number(value);
   }
 
   private checkOptional(params: URLSearchParams, name: 'state' | 'nonce'): string | undefined {

@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OwnAuthentication, Public } from '../auth/public.decorator.js';
+import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { WebSession } from '../sessions/web-session.js';
@@ -26,15 +27,26 @@ export class AuthorizeController {
     private readonly codes: AuthorizationCodesService,
     private readonly grants: GrantsService,
     private readonly session: WebSession,
+    private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Get()
   async authorize(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
     const params = new URLSearchParams(req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '');
-    return this.handle(req, reply, params, async (request, signedIn) => {
-      if (await this.grants.covers(signedIn.user.id, request.application.id, request.scopes)) {
+    return this.handle(req, reply, params, { enforceReauthentication: true }, async (request, signedIn) => {
+      // prompt=consent asks again even when an earlier approval covers the scopes.
+      if (!request.prompt.has('consent') && (await this.grants.covers(signedIn.user.id, request.application.id, request.scopes))) {
         return this.approve(reply, request, signedIn.user.id, signedIn.authTime);
+      }
+      if (request.prompt.has('none')) {
+        return reply.redirect(
+          this.location(request, {
+            error: 'consent_required',
+            error_description: 'The user has not approved this application for these scopes',
+          }),
+          302,
+        );
       }
       const csrfToken = this.session.csrfToken(req, reply);
       // The approval answers with a redirect to the client, which form-action must allow.
@@ -53,7 +65,8 @@ export class AuthorizeController {
       if (name === '_csrf' || name === 'decision') continue;
       for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string') params.append(name, v);
     }
-    return this.handle(req, reply, params, async (request, signedIn) => {
+    // The consent form answers a request whose sign-in rules were applied when the page was shown.
+    return this.handle(req, reply, params, { enforceReauthentication: false }, async (request, signedIn) => {
       if (body.decision === 'approve') {
         await this.grants.remember(signedIn.user.id, request.application.id, request.scopes);
         return this.approve(reply, request, signedIn.user.id, signedIn.authTime);
@@ -70,6 +83,7 @@ export class AuthorizeController {
     req: FastifyRequest,
     reply: FastifyReply,
     params: URLSearchParams,
+    { enforceReauthentication }: { enforceReauthentication: boolean },
     next: (request: AuthorizationRequest, signedIn: NonNullable<Awaited<ReturnType<WebSession['current']>>>) => Promise<FastifyReply>,
   ): Promise<FastifyReply> {
     let request: AuthorizationRequest;
@@ -88,11 +102,20 @@ export class AuthorizeController {
       throw err;
     }
     const signedIn = await this.session.current(req);
-    if (!signedIn) {
-      const returnTo = `/oauth/authorize?${params.toString()}`;
-      return reply.redirect(`/sign-in?return_to=${encodeURIComponent(returnTo)}`, 302);
+    const again = signedIn !== null && enforceReauthentication && this.mustSignInAgain(request, signedIn.authTime);
+    if (!signedIn || again) {
+      if (request.prompt.has('none')) {
+        return reply.redirect(this.location(request, { error: 'login_required', error_description: 'The user must sign in' }), 302);
+      }
+      return reply.redirect(signInLocation(params, again), 302);
     }
     return next(request, signedIn);
+  }
+
+  /** prompt=login or select_account, or a sign-in older than max_age (OpenID Connect Core §3.1.2.1). */
+  private mustSignInAgain(request: AuthorizationRequest, authTime: Date): boolean {
+    if (request.prompt.has('login') || request.prompt.has('select_account')) return true;
+    return request.maxAge !== undefined && this.clock.now().getTime() - authTime.getTime() > request.maxAge * 1000;
   }
 
   private async approve(reply: FastifyReply, request: AuthorizationRequest, userId: string, authTime: Date): Promise<FastifyReply> {
@@ -103,4 +126,19 @@ export class AuthorizeController {
   private location(request: AuthorizationRequest, params: Record<string, string>): string {
     return redirectLocation(request.redirectUri, { ...params, state: request.state }, this.config.baseUrl);
   }
+}
+
+/**
+ * The sign-in page, coming back to this request once signed in. What asked for a new sign-in (prompt=login
+ * or select_account, max_age) is left out of the way back: the sign-in about to happen satisfies it, and
+ * keeping it would ask again forever. `reauth` shows the form even to a signed-in user.
+ */
+function signInLocation(params: URLSearchParams, reauth: boolean): string {
+  const back = new URLSearchParams(params);
+  back.delete('max_age');
+  const prompt = (back.get('prompt') ?? '').split(' ').filter((p) => p && p !== 'login' && p !== 'select_account');
+  if (prompt.length > 0) back.set('prompt', prompt.join(' '));
+  else back.delete('prompt');
+  const returnTo = `/oauth/authorize?${back.toString()}`;
+  return `/sign-in?return_to=${encodeURIComponent(returnTo)}${reauth ? '&reauth=1' : ''}`;
 }

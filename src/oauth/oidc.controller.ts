@@ -6,6 +6,7 @@ import { SCOPES } from '../auth/scopes.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { userClaims } from './id-token.service.js';
+import { PROMPTS } from './authorization-request.js';
 import { PublicJwk, SigningKeysService } from './signing-keys.service.js';
 
 /** OpenID Connect Discovery 1.0, the JWKS and the UserInfo endpoint. */
@@ -40,6 +41,7 @@ export class OidcController {
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       code_challenge_methods_supported: ['S256'],
       claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'name', 'preferred_username', 'email', 'email_verified'],
+      prompt_values_supported: [...PROMPTS],
       authorization_response_iss_parameter_supported: true,
       request_parameter_supported: false,
       request_uri_parameter_supported: false,

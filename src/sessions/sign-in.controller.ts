@@ -27,10 +27,18 @@ export class SignInController {
   ) {}
 
   @Get('sign-in')
-  async form(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Query('return_to') returnTo?: string): Promise<FastifyReply> {
+  async form(
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @Query('return_to') returnTo?: string,
+    @Query('reauth') reauth?: string,
+  ): Promise<FastifyReply> {
     const target = safeReturnTo(returnTo, this.config.baseUrl);
-    if (await this.session.current(req)) return reply.redirect(target, 303);
-    return sendPage(reply, signInPage({ csrfToken: this.session.csrfToken(req, reply), returnTo: target }));
+    // `reauth`: an application asked for a fresh sign-in (OpenID Connect prompt=login, max_age).
+    const signedIn = await this.session.current(req);
+    if (signedIn && reauth !== '1') return reply.redirect(target, 303);
+    const notice = signedIn ? 'The application you came from asks you to sign in again.' : undefined;
+    return sendPage(reply, signInPage({ csrfToken: this.session.csrfToken(req, reply), returnTo: target, notice }));
   }
 
   @Post('sign-in')
@@ -58,7 +66,7 @@ export class SignInController {
       return sendPage(reply, form, { status: 401 });
     }
     await this.throttle.recordSuccess(login);
-    await this.session.signIn(reply, user.id);
+    await this.session.signIn(req, reply, user.id);
     return reply.redirect(target, 303);
   }
 

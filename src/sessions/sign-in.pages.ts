@@ -1,13 +1,14 @@
 import { page } from '../web/layout.js';
 import { html } from '../web/html.js';
 
-export function signInPage(options: { csrfToken: string; returnTo: string; login?: string; error?: string }): string {
+export function signInPage(options: { csrfToken: string; returnTo: string; login?: string; error?: string; notice?: string }): string {
   return page({
     title: 'Sign in',
     narrow: true,
     body: html`<div class="card">
       <h1>Sign in to Agora</h1>
       <p class="lead">Use your username or email address.</p>
+      ${options.notice ? html`<div class="alert warn" role="status">${options.notice}</div>` : null}
       ${options.error ? html`<div class="alert error" role="alert">${options.error}</div>` : null}
       <form method="post" action="/sign-in" novalidate>
         <input type="hidden" name="_csrf" value="${options.csrfToken}" />

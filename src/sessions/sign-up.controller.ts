@@ -52,7 +52,7 @@ export class SignUpController {
     try {
       const user = await this.users.create({ ...values, password: text(body.password) });
       await this.throttle.recordSignUp(req.ip);
-      await this.session.signIn(reply, user.id);
+      await this.session.signIn(req, reply, user.id);
       return reply.redirect(target, 303);
     } catch (err) {
       if (!(err instanceof UserError) || !err.field) throw err;

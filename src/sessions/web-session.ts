@@ -21,7 +21,10 @@ export class WebSession {
     return this.sessions.resolve(req.cookies[SESSION_COOKIE]);
   }
 
-  async signIn(reply: FastifyReply, userId: string): Promise<void> {
+  /** A new session for the user; the browser's previous one, if any, ends (a sign-in never reuses a session). */
+  async signIn(req: FastifyRequest, reply: FastifyReply, userId: string): Promise<void> {
+    const previous = req.cookies[SESSION_COOKIE];
+    if (previous) await this.sessions.destroy(previous);
     const { cookieValue, expiresAt } = await this.sessions.create(userId);
     void reply.setCookie(SESSION_COOKIE, cookieValue, {
       httpOnly: true,
