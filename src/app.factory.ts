@@ -1,4 +1,5 @@
 import fastifyCookie from '@fastify/cookie';
+import fastifyHelmet from '@fastify/helmet';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
@@ -9,6 +10,8 @@ import { LegacyApiModule } from './legacy-api/legacy-api.module.js';
 import { LegacyOpenApi } from './legacy-api/openapi.js';
 import { DatabaseTarget } from './database/database-target.js';
 import { PinoNestLogger, requestId } from './logging/logger.js';
+import { PageRenderer } from './web/page-renderer.js';
+import { helmetOptions } from './web/security-headers.js';
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -25,13 +28,15 @@ export function createHttpAdapter(config: AppConfig, logger: Logger): FastifyAda
 
 /** Plugins and request hooks shared by the server and the test harness; call before init(). */
 export async function configureApp(app: NestFastifyApplication): Promise<void> {
+  const config = app.get<AppConfig>(APP_CONFIG);
   await app.register(fastifyCookie);
+  await app.register(fastifyHelmet, helmetOptions(config.secureCookies));
   const fastify = app.getHttpAdapter().getInstance();
+  app.get(PageRenderer).attach(fastify);
   fastify.decorateRequest('principal', null);
   fastify.addHook('onRequest', async (req, reply) => {
     void reply.header('x-request-id', req.id);
   });
-  const config = app.get<AppConfig>(APP_CONFIG);
   app.get(LegacyOpenApi).attach(app, LegacyApiModule, { baseUrl: config.baseUrl, sunset: config.legacyApi.sunset });
 }
 

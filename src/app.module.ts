@@ -16,6 +16,7 @@ import { LegacyApiModule } from './legacy-api/legacy-api.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
 import { PersonalTokensModule } from './personal-tokens/personal-tokens.module.js';
 import { UsersModule } from './users/users.module.js';
+import { WebModule } from './web/web.module.js';
 
 /** Feature modules every process of the service (server and CLI) loads. */
 export function coreModules(config: AppConfig, target: DatabaseTarget) {
@@ -37,7 +38,7 @@ export class AppModule {
   static forRoot(config: AppConfig, target: DatabaseTarget): DynamicModule {
     return {
       module: AppModule,
-      imports: [...coreModules(config, target), DashboardModule, GraphqlModule, HealthModule, HousekeepingModule],
+      imports: [...coreModules(config, target), WebModule, DashboardModule, GraphqlModule, HealthModule, HousekeepingModule],
       providers: [{ provide: APP_FILTER, useClass: HttpExceptionFilter }],
     };
   }

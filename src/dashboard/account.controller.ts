@@ -1,99 +1,78 @@
-import { Body, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { OwnAuthentication, Public } from '../auth/public.decorator.js';
-import { PersonalTokenError } from '../personal-tokens/personal-tokens.errors.js';
+import { Body, Controller, Get, Param, ParseUUIDPipe, Post } from '@nestjs/common';
+import { DomainError } from '../errors/domain-error.js';
 import { PersonalTokensService } from '../personal-tokens/personal-tokens.service.js';
 import type { SignedInUser } from '../sessions/sessions.service.js';
-import { WebSession } from '../sessions/web-session.js';
-import { UserError } from '../users/users.errors.js';
 import { UsersService } from '../users/users.service.js';
-import { formList } from '../web/form-values.js';
-import { sendPage } from '../web/security-headers.js';
+import { fieldErrors, formList } from '../web/form-values.js';
+import type { PageContext, PageResult } from '../web/page-result.js';
+import { seeOther, view } from '../web/page-result.js';
+import { Pages, SignedIn } from '../web/pages.decorator.js';
 import { AccountPageOptions, accountPage, confirmRevokePage } from './account.pages.js';
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /** The account page: profile (display name) and personal access tokens (create, shown once; revoke with confirmation). */
 @Controller('account')
-@Public()
-@OwnAuthentication()
+@Pages()
 export class AccountController {
   constructor(
-    private readonly session: WebSession,
     private readonly tokens: PersonalTokensService,
     private readonly users: UsersService,
   ) {}
 
   @Get()
-  async show(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
-    const signedIn = await this.session.requireUser(req, reply);
-    if (!signedIn) return reply;
-    return this.render(req, reply, signedIn, {});
+  show(@SignedIn() signedIn: SignedInUser): Promise<PageResult> {
+    return this.accountView(signedIn, {});
   }
 
   @Post('profile')
-  async updateProfile(
-    @Req() req: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @Body() body: Record<string, unknown>,
-  ): Promise<FastifyReply> {
-    const signedIn = await this.session.requireUser(req, reply);
-    if (!signedIn || !this.session.acceptForm(req, reply)) return reply;
-    const name = typeof body.name === 'string' ? body.name : '';
+  async updateProfile(@SignedIn() signedIn: SignedInUser, @Body() body: Record<string, unknown>): Promise<PageResult> {
+    const name = text(body.name);
     try {
-      const user = await this.users.updateProfile(signedIn.user.id, { name });
-      return this.render(req, reply, { ...signedIn, user: { ...signedIn.user, name: user.name } }, { profileSaved: true });
+      await this.users.updateProfile(signedIn.user.id, { name });
+      return seeOther('/account', { path: '/account', notice: 'Profile saved.' });
     } catch (err) {
-      if (!(err instanceof UserError) || err.field !== 'name') throw err;
-      return this.render(req, reply, signedIn, { profile: { name, error: err.message } }, 422);
+      if (!(err instanceof DomainError) || err.kind !== 'invalid') throw err;
+      return this.accountView(signedIn, { profile: { name, error: fieldErrors(err).name } }, 422);
     }
   }
 
   @Post('tokens')
-  async create(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Body() body: Record<string, unknown>): Promise<FastifyReply> {
-    const signedIn = await this.session.requireUser(req, reply);
-    if (!signedIn || !this.session.acceptForm(req, reply)) return reply;
-    const name = typeof body.name === 'string' ? body.name : '';
+  async create(@SignedIn() signedIn: SignedInUser, @Body() body: Record<string, unknown>): Promise<PageResult> {
+    const name = text(body.name);
     const scopes = formList(body.scopes);
-    const expires = typeof body.expires_at === 'string' && body.expires_at ? body.expires_at : undefined;
+    const expires = text(body.expires_at) || undefined;
     try {
       const expiresAt = expires ? new Date(`${expires}T23:59:59.999Z`) : null;
       const { token, personalToken } = await this.tokens.create(signedIn.user.id, { name, scopes, expiresAt });
-      return this.render(req, reply, signedIn, { created: { name: personalToken.name, token } }, 201);
+      return seeOther('/account', { path: '/account', secret: { label: personalToken.name, value: token } });
     } catch (err) {
-      if (!(err instanceof PersonalTokenError) || !err.field) throw err;
-      return this.render(req, reply, signedIn, { errors: { [err.field]: err.message }, values: { name, scopes, expiresAt: expires } }, 422);
+      if (!(err instanceof DomainError) || err.kind !== 'invalid') throw err;
+      return this.accountView(signedIn, { errors: fieldErrors(err), values: { name, scopes, expiresAt: expires } }, 422);
     }
   }
 
   @Get('tokens/:id/revoke')
-  async confirmRevoke(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Param('id') id: string): Promise<FastifyReply> {
-    const signedIn = await this.session.requireUser(req, reply);
-    if (!signedIn) return reply;
-    const token = (await this.tokens.listForUser(signedIn.user.id)).find((t) => t.id === id && !t.revokedAt);
-    if (!token) return reply.redirect('/account#tokens', 303);
-    return sendPage(reply, confirmRevokePage({ signedIn, csrfToken: this.session.csrfToken(req, reply), token }));
+  async confirmRevoke(@SignedIn() signedIn: SignedInUser, @Param('id', ParseUUIDPipe) id: string): Promise<PageResult> {
+    const token = await this.tokens.getActive(id, signedIn.user.id);
+    return view((c) => confirmRevokePage({ signedIn, csrfToken: c.csrfToken, token }));
   }
 
   @Post('tokens/:id/revoke')
-  async revoke(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Param('id') id: string): Promise<FastifyReply> {
-    const signedIn = await this.session.requireUser(req, reply);
-    if (!signedIn || !this.session.acceptForm(req, reply)) return reply;
-    try {
-      const token = await this.tokens.revoke(id, signedIn.user.id);
-      return this.render(req, reply, signedIn, { revoked: token.name });
-    } catch (err) {
-      if (err instanceof PersonalTokenError && err.code === 'TOKEN_NOT_FOUND') return reply.redirect('/account#tokens', 303);
-      throw err;
-    }
+  async revoke(@SignedIn() signedIn: SignedInUser, @Param('id', ParseUUIDPipe) id: string): Promise<PageResult> {
+    const token = await this.tokens.revoke(id, signedIn.user.id);
+    return seeOther('/account', { path: '/account', notice: `Token “${token.name}” revoked. Requests using it now fail.` });
   }
 
-  private async render(
-    req: FastifyRequest,
-    reply: FastifyReply,
-    signedIn: SignedInUser,
-    extra: Partial<AccountPageOptions>,
-    status = 200,
-  ): Promise<FastifyReply> {
+  private async accountView(signedIn: SignedInUser, extra: Partial<AccountPageOptions>, status = 200): Promise<PageResult> {
     const tokens = await this.tokens.listForUser(signedIn.user.id);
-    return sendPage(reply, accountPage({ signedIn, csrfToken: this.session.csrfToken(req, reply), tokens, ...extra }), { status });
+    return view((c: PageContext) => accountPage({ signedIn, csrfToken: c.csrfToken, tokens, ...flashOptions(c), ...extra }), { status });
   }
+}
+
+function flashOptions(c: PageContext): Partial<AccountPageOptions> {
+  return {
+    notice: c.flash?.notice,
+    created: c.flash?.secret ? { name: c.flash.secret.label, token: c.flash.secret.value } : undefined,
+  };
 }

@@ -11,9 +11,8 @@ export interface AccountPageOptions {
   tokens: PersonalToken[];
   /** A token just created: shown this once. */
   created?: { name: string; token: string };
-  revoked?: string;
-  /** The profile was just saved. */
-  profileSaved?: boolean;
+  /** What the previous form did. */
+  notice?: string;
   /** What was typed in the profile form, with its error. */
   profile?: { name: string; error?: string };
   errors?: Record<string, string>;
@@ -28,8 +27,8 @@ export function accountPage(o: AccountPageOptions): string {
     user: o.signedIn.user,
     csrfToken: o.csrfToken,
     current: 'account',
+    notice: o.notice,
     body: html` <h1>Your account</h1>
-      ${o.profileSaved ? html`<div class="alert ok" role="status">Profile saved.</div>` : null}
       <div class="card">
         <dl class="profile">
           <dt>Username</dt>
@@ -71,7 +70,6 @@ export function accountPage(o: AccountPageOptions): string {
             </div>`
           : null
       }
-      ${o.revoked ? html`<div class="alert ok" role="status">Token “${o.revoked}” revoked. Requests using it now fail.</div>` : null}
 
       <div class="card">
         <form method="post" action="/account/tokens" novalidate>

@@ -1,178 +1,155 @@
-import { Body, Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { OwnAuthentication, Public } from '../auth/public.decorator.js';
+import { Body, Controller, Get, Inject, Param, Post } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import { ApplicationError } from '../oauth/applications.errors.js';
+import { DomainError } from '../errors/domain-error.js';
 import { ApplicationsService } from '../oauth/applications.service.js';
 import { GrantsService } from '../oauth/grants.service.js';
-import { WebSession } from '../sessions/web-session.js';
-import { formList } from '../web/form-values.js';
-import { sendPage } from '../web/security-headers.js';
-import { applicationPage, applicationsPage, authorizedPage, confirmDeletePage } from './applications.pages.js';
+import type { SignedInUser } from '../sessions/sessions.service.js';
+import { fieldErrors, formList } from '../web/form-values.js';
+import type { PageResult } from '../web/page-result.js';
+import { seeOther, view } from '../web/page-result.js';
+import { Pages, SignedIn } from '../web/pages.decorator.js';
+import {
+  applicationPage,
+  applicationsPage,
+  authorizedPage,
+  confirmDeletePage,
+  confirmRegeneratePage,
+  confirmRevokeAccessPage,
+} from './applications.pages.js';
 
-/** Applications a user develops, and applications a user has authorized. */
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+function applicationInput(body: Record<string, unknown>) {
+  return { name: text(body.name), redirectUris: text(body.redirect_uris).split(/\r?\n/), scopes: formList(body.scopes) };
+}
+
+function isInvalidInput(err: unknown): err is DomainError {
+  return err instanceof DomainError && err.kind === 'invalid';
+}
+
+/**
+ * Applications a user develops, and applications a user has authorized. Another user's application,
+ * or an unknown id, is a 404 page (the service's APPLICATION_NOT_FOUND), never someone else's data.
+ */
 @Controller()
-@Public()
-@OwnAuthentication()
+@Pages()
 export class ApplicationsController {
   constructor(
-    private readonly session: WebSession,
     private readonly applications: ApplicationsService,
     private readonly grants: GrantsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Get('applications')
-  async index(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
-    const signedIn = await this.session.requireUser(req, reply);
-    if (!signedIn) return reply;
+  async index(@SignedIn() signedIn: SignedInUser): Promise<PageResult> {
     const applications = await this.applications.listForOwner(signedIn.user.id);
-    return sendPage(reply, applicationsPage({ signedIn, csrfToken: this.session.csrfToken(req, reply), applications }));
+    return view((c) => applicationsPage({ signedIn, csrfToken: c.csrfToken, applications, notice: c.flash?.notice }));
   }
 
   @Post('applications')
-  async create(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Body() body: Record<string, unknown>): Promise<FastifyReply> {
-    const signedIn = await this.session.requireUser(req, reply);
-    if (!signedIn || !this.session.acceptForm(req, reply)) return reply;
-    const name = typeof body.name === 'string' ? body.name : '';
-    const redirectUris = typeof body.redirect_uris === 'string' ? body.redirect_uris : '';
-    const scopes = formList(body.scopes);
-    const csrfToken = this.session.csrfToken(req, reply);
+  async create(@SignedIn() signedIn: SignedInUser, @Body() body: Record<string, unknown>): Promise<PageResult> {
+    const input = applicationInput(body);
     try {
-      const { application, clientSecret } = await this.applications.create(signedIn.user.id, {
-        name,
-        redirectUris: redirectUris.split(/\r?\n/),
-        scopes,
-      });
-      return sendPage(reply, applicationPage({ signedIn, csrfToken, application, baseUrl: this.config.baseUrl, secret: clientSecret }), {
-        status: 201,
-      });
+      const { application, clientSecret } = await this.applications.create(signedIn.user.id, input);
+      const path = `/applications/${application.id}`;
+      return seeOther(path, { path, notice: 'Application registered.', secret: { label: 'Application Secret', value: clientSecret } });
     } catch (err) {
-      if (!(err instanceof ApplicationError) || !err.field) throw err;
+      if (!isInvalidInput(err)) throw err;
       const applications = await this.applications.listForOwner(signedIn.user.id);
-      const form = applicationsPage({
-        signedIn,
-        csrfToken,
-        applications,
-        errors: { [err.field]: err.message },
-        values: { name, redirectUris, scopes },
+      const values = { name: input.name, redirectUris: text(body.redirect_uris), scopes: input.scopes };
+      return view((c) => applicationsPage({ signedIn, csrfToken: c.csrfToken, applications, errors: fieldErrors(err), values }), {
+        status: 422,
       });
-      return sendPage(reply, form, { status: 422 });
     }
   }
 
   @Get('applications/:id')
-  async show(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Param('id') id: string): Promise<FastifyReply> {
-    const signedIn = await this.session.requireUser(req, reply);
-    if (!signedIn) return reply;
-    return this.ownApplication(reply, id, signedIn.user.id, async (application) =>
-      sendPage(
-        reply,
-        applicationPage({ signedIn, csrfToken: this.session.csrfToken(req, reply), application, baseUrl: this.config.baseUrl }),
-      ),
+  async show(@SignedIn() signedIn: SignedInUser, @Param('id') id: string): Promise<PageResult> {
+    const application = await this.applications.get(id, signedIn.user.id);
+    return view((c) =>
+      applicationPage({
+        signedIn,
+        csrfToken: c.csrfToken,
+        application,
+        baseUrl: this.config.baseUrl,
+        secret: c.flash?.secret?.value,
+        notice: c.flash?.notice,
+      }),
     );
   }
 
   @Post('applications/:id')
-  async update(
-    @Req() req: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @Param('id') id: string,
-    @Body() body: Record<string, unknown>,
-  ): Promise<FastifyReply> {
-    const signedIn = await this.session.requireUser(req, reply);
-    if (!signedIn || !this.session.acceptForm(req, reply)) return reply;
-    return this.ownApplication(reply, id, signedIn.user.id, async (current) => {
-      const csrfToken = this.session.csrfToken(req, reply);
-      const input = {
-        name: typeof body.name === 'string' ? body.name : '',
-        redirectUris: (typeof body.redirect_uris === 'string' ? body.redirect_uris : '').split(/\r?\n/),
-        scopes: formList(body.scopes),
-      };
-      try {
-        const application = await this.applications.update(id, signedIn.user.id, input);
-        return sendPage(reply, applicationPage({ signedIn, csrfToken, application, baseUrl: this.config.baseUrl, saved: true }));
-      } catch (err) {
-        if (!(err instanceof ApplicationError) || !err.field) throw err;
-        const form = applicationPage({
-          signedIn,
-          csrfToken,
-          application: current,
-          baseUrl: this.config.baseUrl,
-          errors: { [err.field]: err.message },
-        });
-        return sendPage(reply, form, { status: 422 });
-      }
-    });
+  async update(@SignedIn() signedIn: SignedInUser, @Param('id') id: string, @Body() body: Record<string, unknown>): Promise<PageResult> {
+    const current = await this.applications.get(id, signedIn.user.id);
+    const input = applicationInput(body);
+    try {
+      await this.applications.update(id, signedIn.user.id, input);
+      return seeOther(`/applications/${id}`, { path: `/applications/${id}`, notice: 'Saved.' });
+    } catch (err) {
+      if (!isInvalidInput(err)) throw err;
+      const values = { name: input.name, redirectUris: text(body.redirect_uris), scopes: input.scopes };
+      return view(
+        (c) =>
+          applicationPage({
+            signedIn,
+            csrfToken: c.csrfToken,
+            application: current,
+            baseUrl: this.config.baseUrl,
+            errors: fieldErrors(err),
+            values,
+          }),
+        { status: 422 },
+      );
+    }
+  }
+
+  @Get('applications/:id/secret')
+  async confirmRegenerate(@SignedIn() signedIn: SignedInUser, @Param('id') id: string): Promise<PageResult> {
+    const application = await this.applications.get(id, signedIn.user.id);
+    return view((c) => confirmRegeneratePage({ signedIn, csrfToken: c.csrfToken, application }));
   }
 
   @Post('applications/:id/secret')
-  async regenerate(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Param('id') id: string): Promise<FastifyReply> {
-    const signedIn = await this.session.requireUser(req, reply);
-    if (!signedIn || !this.session.acceptForm(req, reply)) return reply;
-    return this.ownApplication(reply, id, signedIn.user.id, async () => {
-      const { application, clientSecret } = await this.applications.rotateSecret(id, signedIn.user.id);
-      const csrfToken = this.session.csrfToken(req, reply);
-      return sendPage(reply, applicationPage({ signedIn, csrfToken, application, baseUrl: this.config.baseUrl, secret: clientSecret }));
+  async regenerate(@SignedIn() signedIn: SignedInUser, @Param('id') id: string): Promise<PageResult> {
+    const { application, clientSecret } = await this.applications.rotateSecret(id, signedIn.user.id);
+    const path = `/applications/${application.id}`;
+    return seeOther(path, {
+      path,
+      notice: 'A new secret replaces the old one, which no longer works.',
+      secret: { label: 'Application Secret', value: clientSecret },
     });
   }
 
   @Get('applications/:id/delete')
-  async confirmDelete(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Param('id') id: string): Promise<FastifyReply> {
-    const signedIn = await this.session.requireUser(req, reply);
-    if (!signedIn) return reply;
-    return this.ownApplication(reply, id, signedIn.user.id, async (application) =>
-      sendPage(reply, confirmDeletePage({ signedIn, csrfToken: this.session.csrfToken(req, reply), application })),
-    );
+  async confirmDelete(@SignedIn() signedIn: SignedInUser, @Param('id') id: string): Promise<PageResult> {
+    const application = await this.applications.get(id, signedIn.user.id);
+    return view((c) => confirmDeletePage({ signedIn, csrfToken: c.csrfToken, application }));
   }
 
   @Post('applications/:id/delete')
-  async remove(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Param('id') id: string): Promise<FastifyReply> {
-    const signedIn = await this.session.requireUser(req, reply);
-    if (!signedIn || !this.session.acceptForm(req, reply)) return reply;
-    return this.ownApplication(reply, id, signedIn.user.id, async () => {
-      await this.applications.delete(id, signedIn.user.id);
-      return reply.redirect('/applications', 303);
-    });
+  async remove(@SignedIn() signedIn: SignedInUser, @Param('id') id: string): Promise<PageResult> {
+    const application = await this.applications.get(id, signedIn.user.id);
+    await this.applications.delete(id, signedIn.user.id);
+    return seeOther('/applications', { path: '/applications', notice: `Application “${application.name}” deleted.` });
   }
 
   @Get('account/authorized')
-  async authorized(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
-    const signedIn = await this.session.requireUser(req, reply);
-    if (!signedIn) return reply;
+  async authorized(@SignedIn() signedIn: SignedInUser): Promise<PageResult> {
     const grants = await this.grants.listForUser(signedIn.user.id);
-    return sendPage(reply, authorizedPage({ signedIn, csrfToken: this.session.csrfToken(req, reply), grants }));
+    return view((c) => authorizedPage({ signedIn, csrfToken: c.csrfToken, grants, notice: c.flash?.notice }));
+  }
+
+  @Get('account/authorized/:applicationId/revoke')
+  async confirmRevokeAccess(@SignedIn() signedIn: SignedInUser, @Param('applicationId') applicationId: string): Promise<PageResult> {
+    const grant = await this.grants.getForUser(signedIn.user.id, applicationId);
+    return view((c) => confirmRevokeAccessPage({ signedIn, csrfToken: c.csrfToken, grant }));
   }
 
   @Post('account/authorized/:applicationId/revoke')
-  async revokeAccess(
-    @Req() req: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @Param('applicationId') applicationId: string,
-  ): Promise<FastifyReply> {
-    const signedIn = await this.session.requireUser(req, reply);
-    if (!signedIn || !this.session.acceptForm(req, reply)) return reply;
-    const grant = (await this.grants.listForUser(signedIn.user.id)).find((g) => g.applicationId === applicationId);
-    if (grant) await this.grants.revoke(signedIn.user.id, applicationId);
-    const grants = await this.grants.listForUser(signedIn.user.id);
-    return sendPage(reply, authorizedPage({ signedIn, csrfToken: this.session.csrfToken(req, reply), grants, revoked: grant?.name }));
-  }
-
-  /** Runs `next` for an application the user owns; for anything else, back to the list (never another user's data). */
-  private async ownApplication(
-    reply: FastifyReply,
-    id: string,
-    ownerId: string,
-    next: (application: Awaited<ReturnType<ApplicationsService['get']>>) => Promise<FastifyReply>,
-  ): Promise<FastifyReply> {
-    let application;
-    try {
-      application = await this.applications.get(id, ownerId);
-    } catch (err) {
-      if (err instanceof ApplicationError && err.code === 'APPLICATION_NOT_FOUND') return reply.redirect('/applications', 303);
-      throw err;
-    }
-    return next(application);
+  async revokeAccess(@SignedIn() signedIn: SignedInUser, @Param('applicationId') applicationId: string): Promise<PageResult> {
+    const grant = await this.grants.getForUser(signedIn.user.id, applicationId);
+    await this.grants.revoke(signedIn.user.id, applicationId);
+    return seeOther('/account/authorized', { path: '/account/authorized', notice: `Access for “${grant.name}” revoked.` });
   }
 }

@@ -49,6 +49,7 @@ interface Common {
 export function applicationsPage(
   o: Common & {
     applications: Application[];
+    notice?: string;
     errors?: Record<string, string>;
     values?: { name?: string; redirectUris?: string; scopes?: string[] };
   },
@@ -60,6 +61,7 @@ export function applicationsPage(
     user: o.signedIn.user,
     csrfToken: o.csrfToken,
     current: 'applications',
+    notice: o.notice,
     body: html` <h1>Your applications</h1>
       <p class="lead">OAuth applications you develop. They sign users in with Agora and call the API on their behalf.</p>
       ${
@@ -99,14 +101,24 @@ export function applicationsPage(
 }
 
 export function applicationPage(
-  o: Common & { application: Application; baseUrl: string; secret?: string; saved?: boolean; errors?: Record<string, string> },
+  o: Common & {
+    application: Application;
+    baseUrl: string;
+    secret?: string;
+    notice?: string;
+    errors?: Record<string, string>;
+    /** What was typed in the settings form, when it is shown again with errors. */
+    values?: { name: string; redirectUris: string; scopes: string[] };
+  },
 ): string {
   const a = o.application;
+  const values = o.values ?? { name: a.name, redirectUris: a.redirectUris.join('\n'), scopes: a.scopes };
   return page({
     title: a.name,
     user: o.signedIn.user,
     csrfToken: o.csrfToken,
     current: 'applications',
+    notice: o.notice,
     body: html` <p><a href="/applications">← Applications</a></p>
       <h1>${a.name}</h1>
       ${
@@ -138,20 +150,16 @@ export function applicationPage(
         </dl>
       </div>
       <h2 class="section">Settings</h2>
-      ${o.saved ? html`<div class="alert ok" role="status">Saved.</div>` : null}
       <div class="card">
         <form method="post" action="/applications/${a.id}" novalidate>
           <input type="hidden" name="_csrf" value="${o.csrfToken}" />
-          ${applicationFields({ name: a.name, redirectUris: a.redirectUris.join('\n'), scopes: a.scopes }, o.errors)}
+          ${applicationFields(values, o.errors)}
           <div class="actions"><button type="submit">Save changes</button></div>
         </form>
       </div>
       <h2 class="section">Secret</h2>
-      <form method="post" action="/applications/${a.id}/secret">
-        <input type="hidden" name="_csrf" value="${o.csrfToken}" />
-        <p class="hint">A new secret replaces the current one at once: update your application's configuration right after.</p>
-        <div class="actions"><button type="submit" class="secondary">Regenerate secret</button></div>
-      </form>
+      <p class="hint">A new secret replaces the current one at once: update your application's configuration right after.</p>
+      <div class="actions"><a class="button secondary" href="/applications/${a.id}/secret">Regenerate secret…</a></div>
       <h2 class="section">Delete</h2>
       <p class="hint">Deleting the application stops every token issued to it.</p>
       <div class="actions"><a class="button danger" href="/applications/${a.id}/delete">Delete application…</a></div>`,
@@ -183,15 +191,15 @@ export function confirmDeletePage(o: Common & { application: Application }): str
   });
 }
 
-export function authorizedPage(o: Common & { grants: AuthorizedApplication[]; revoked?: string }): string {
+export function authorizedPage(o: Common & { grants: AuthorizedApplication[]; notice?: string }): string {
   return page({
     title: 'Authorized applications',
     user: o.signedIn.user,
     csrfToken: o.csrfToken,
     current: 'authorized',
+    notice: o.notice,
     body: html` <h1>Authorized applications</h1>
       <p class="lead">Applications you allowed to use your account. Revoking access signs them out: their tokens stop working at once.</p>
-      ${o.revoked ? html`<div class="alert ok" role="status">Access for “${o.revoked}” revoked.</div>` : null}
       ${
         o.grants.length === 0
           ? html`<p class="empty">You have not authorized any application.</p>`
@@ -211,17 +219,58 @@ export function authorizedPage(o: Common & { grants: AuthorizedApplication[]; re
                       <td>${g.name}</td>
                       <td>${tags(g.scopes)}</td>
                       <td>${isoDay(g.createdAt)}</td>
-                      <td>
-                        <form method="post" action="/account/authorized/${g.applicationId}/revoke">
-                          <input type="hidden" name="_csrf" value="${o.csrfToken}" /><button type="submit" class="danger">
-                            Revoke access
-                          </button>
-                        </form>
-                      </td>
+                      <td><a class="button danger" href="/account/authorized/${g.applicationId}/revoke">Revoke access…</a></td>
                     </tr>`,
                 )}
               </tbody>
             </table>`
       }`,
+  });
+}
+
+export function confirmRegeneratePage(o: Common & { application: Application }): string {
+  const a = o.application;
+  return page({
+    title: 'Regenerate secret',
+    narrow: true,
+    user: o.signedIn.user,
+    csrfToken: o.csrfToken,
+    current: 'applications',
+    body: html`<div class="card">
+      <h1>Regenerate the secret of “${a.name}”?</h1>
+      <p>
+        The current secret stops working at once: the application cannot exchange codes until you put the new secret in its configuration.
+        Tokens already issued keep working.
+      </p>
+      <form method="post" action="/applications/${a.id}/secret">
+        <input type="hidden" name="_csrf" value="${o.csrfToken}" />
+        <div class="actions stretch">
+          <a class="button secondary" href="/applications/${a.id}">Cancel</a>
+          <button type="submit" class="danger">Regenerate secret</button>
+        </div>
+      </form>
+    </div>`,
+  });
+}
+
+export function confirmRevokeAccessPage(o: Common & { grant: AuthorizedApplication }): string {
+  const g = o.grant;
+  return page({
+    title: 'Revoke access',
+    narrow: true,
+    user: o.signedIn.user,
+    csrfToken: o.csrfToken,
+    current: 'authorized',
+    body: html`<div class="card">
+      <h1>Revoke access for “${g.name}”?</h1>
+      <p>Its tokens for your account stop working at once, and it must ask for your approval again to use your account.</p>
+      <form method="post" action="/account/authorized/${g.applicationId}/revoke">
+        <input type="hidden" name="_csrf" value="${o.csrfToken}" />
+        <div class="actions stretch">
+          <a class="button secondary" href="/account/authorized">Cancel</a>
+          <button type="submit" class="danger">Revoke access</button>
+        </div>
+      </form>
+    </div>`,
   });
 }

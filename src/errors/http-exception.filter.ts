@@ -5,6 +5,8 @@ import { AuthError } from '../auth/auth.errors.js';
 import { OAUTH_CLIENT_ROUTES, OAuthError } from '../oauth/oauth.errors.js';
 import { DomainError, DomainErrorKind, failuresOf } from './domain-error.js';
 import { GRAPHQL_PATH } from '../graphql/graphql-path.js';
+import { errorPage, wantsHtml } from '../web/error-pages.js';
+import { sendHtml } from '../web/security-headers.js';
 
 const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
   invalid: HttpStatus.UNPROCESSABLE_ENTITY,
@@ -54,7 +56,11 @@ export class HttpExceptionFilter implements ExceptionFilter {
       const status = error.getStatus();
       const detail = fastifyClientError(error.cause);
       const allowed = status === 404 ? otherMethods(request) : [];
-      if (detail) sendClientError(request, reply, status, detail);
+      if (!detail && isBrowserNavigationOffRoute(request)) {
+        if (allowed.length > 0) void reply.header('allow', allowed.join(', '));
+        const shown = allowed.length > 0 ? 405 : status;
+        sendHtml(reply, errorPage(shown, request.id), { status: shown });
+      } else if (detail) sendClientError(request, reply, status, detail);
       else if (allowed.length > 0)
         void reply
           .status(405)
@@ -105,6 +111,16 @@ function sendClientError(request: FastifyRequest, reply: FastifyReply, status: n
   } else {
     void reply.status(status).send({ message: statusMessage(status), error: detail });
   }
+}
+
+/**
+ * A browser asking for an address that is no route (a mistyped page): it gets an HTML error page.
+ * Anything under the APIs, and every client that does not ask for HTML, gets JSON.
+ */
+function isBrowserNavigationOffRoute(request: FastifyRequest): boolean {
+  if (request.routeOptions?.url !== undefined || !wantsHtml(request.headers.accept)) return false;
+  const path = request.url.split('?')[0] ?? '/';
+  return !/^\/(api|graphql|oauth|\.well-known)(\/|$)/.test(path);
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];

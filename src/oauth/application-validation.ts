@@ -1,3 +1,4 @@
+import { checkAll } from '../errors/domain-error.js';
 import { isScope } from '../auth/scopes.js';
 import { ApplicationError } from './applications.errors.js';
 
@@ -31,21 +32,31 @@ export function validateApplicationInput(input: { name: string; redirectUris: st
   redirectUris: string[];
   scopes: string[];
 } {
-  const name = input.name.trim();
-  if (name.length < 1 || name.length > 100) throw new ApplicationError('INVALID_NAME', 'Name must be 1 to 100 characters', 'name');
-  const redirectUris = [...new Set(input.redirectUris.map((u) => u.trim()).filter(Boolean))];
-  if (redirectUris.length < 1 || redirectUris.length > 10) {
-    throw new ApplicationError('INVALID_REDIRECT_URI', 'Give between 1 and 10 redirect URIs', 'redirectUris');
-  }
-  redirectUris.forEach(validateRedirectUri);
-  const scopes = [...new Set(input.scopes)];
-  const unknown = scopes.filter((s) => !isScope(s));
-  if (scopes.length === 0 || unknown.length > 0) {
-    throw new ApplicationError(
-      'INVALID_SCOPES',
-      unknown.length ? `Unknown scopes: ${unknown.join(', ')}` : 'Choose at least one scope',
-      'scopes',
-    );
-  }
-  return { name, redirectUris, scopes };
+  return checkAll({
+    name: () => {
+      const name = input.name.trim();
+      if (name.length < 1 || name.length > 100) throw new ApplicationError('INVALID_NAME', 'Name must be 1 to 100 characters', 'name');
+      return name;
+    },
+    redirectUris: () => {
+      const redirectUris = [...new Set(input.redirectUris.map((u) => u.trim()).filter(Boolean))];
+      if (redirectUris.length < 1 || redirectUris.length > 10) {
+        throw new ApplicationError('INVALID_REDIRECT_URI', 'Give between 1 and 10 redirect URIs', 'redirectUris');
+      }
+      redirectUris.forEach(validateRedirectUri);
+      return redirectUris;
+    },
+    scopes: () => {
+      const scopes = [...new Set(input.scopes)];
+      const unknown = scopes.filter((s) => !isScope(s));
+      if (scopes.length === 0 || unknown.length > 0) {
+        throw new ApplicationError(
+          'INVALID_SCOPES',
+          unknown.length ? `Unknown scopes: ${unknown.join(', ')}` : 'Choose at least one scope',
+          'scopes',
+        );
+      }
+      return scopes;
+    },
+  });
 }

@@ -1,11 +1,12 @@
-import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { OwnAuthentication, Public } from '../auth/public.decorator.js';
+import { Body, Controller, Get, Inject, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import { WebSession } from '../sessions/web-session.js';
-import { sendPage } from '../web/security-headers.js';
+import type { SignedInUser } from '../sessions/sessions.service.js';
+import type { PageResult } from '../web/page-result.js';
+import { Redirect, view } from '../web/page-result.js';
+import { AnonymousPage, CurrentSession, Pages } from '../web/pages.decorator.js';
 import { AuthorizationCodesService } from './authorization-codes.service.js';
 import {
   AuthorizationRedirectError,
@@ -17,97 +18,92 @@ import { GrantsService } from './grants.service.js';
 import { AuthorizationPageError } from './oauth.errors.js';
 import { authorizationErrorPage, consentPage } from './oauth.pages.js';
 
-/** `/oauth/authorize`: checks the request, signs the user in if needed, asks for consent, issues the code. */
+/**
+ * `/oauth/authorize`: checks the request, signs the user in if needed, asks for consent, issues the
+ * code. A page open to anyone: a visitor who is not signed in is sent to sign in (or, with
+ * prompt=none, back to the client with login_required) by the pipeline below.
+ */
 @Controller('oauth/authorize')
-@Public()
-@OwnAuthentication()
+@Pages()
+@AnonymousPage()
 export class AuthorizeController {
   constructor(
     private readonly validator: AuthorizationRequestValidator,
     private readonly codes: AuthorizationCodesService,
     private readonly grants: GrantsService,
-    private readonly session: WebSession,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Get()
-  async authorize(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
+  async authorize(@Req() req: FastifyRequest, @CurrentSession() session: SignedInUser | null): Promise<PageResult> {
     const params = new URLSearchParams(req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '');
-    return this.handle(req, reply, params, { enforceReauthentication: true }, async (request, signedIn) => {
+    return this.handle(session, params, { enforceReauthentication: true }, async (request, signedIn) => {
       // prompt=consent asks again even when an earlier approval covers the scopes.
       if (!request.prompt.has('consent') && (await this.grants.covers(signedIn.user.id, request.application.id, request.scopes))) {
-        return this.approve(reply, request, signedIn.user.id, signedIn.authTime);
+        return this.approve(request, signedIn.user.id, signedIn.authTime);
       }
       if (request.prompt.has('none')) {
-        return reply.redirect(
-          this.location(request, {
-            error: 'consent_required',
-            error_description: 'The user has not approved this application for these scopes',
-          }),
-          302,
-        );
+        return this.toClient(request, {
+          error: 'consent_required',
+          error_description: 'The user has not approved this application for these scopes',
+        });
       }
-      const csrfToken = this.session.csrfToken(req, reply);
       // The approval answers with a redirect to the client, which form-action must allow.
-      return sendPage(reply, consentPage({ request, user: signedIn.user, csrfToken }), {
+      return view((c) => consentPage({ request, user: signedIn.user, csrfToken: c.csrfToken }), {
         formActions: [new URL(request.redirectUri).origin],
       });
     });
   }
 
   @Post()
-  async decide(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
-    if (!this.session.acceptForm(req, reply)) return reply;
-    const body = (req.body ?? {}) as Record<string, unknown>;
+  async decide(@CurrentSession() session: SignedInUser | null, @Body() body: Record<string, unknown>): Promise<PageResult> {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(body)) {
       if (name === '_csrf' || name === 'decision') continue;
       for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string') params.append(name, v);
     }
     // The consent form answers a request whose sign-in rules were applied when the page was shown.
-    return this.handle(req, reply, params, { enforceReauthentication: false }, async (request, signedIn) => {
+    return this.handle(session, params, { enforceReauthentication: false }, async (request, signedIn) => {
       if (body.decision === 'approve') {
         await this.grants.remember(signedIn.user.id, request.application.id, request.scopes);
-        return this.approve(reply, request, signedIn.user.id, signedIn.authTime);
+        return this.approve(request, signedIn.user.id, signedIn.authTime);
       }
       if (body.decision === 'deny') {
-        return reply.redirect(this.location(request, { error: 'access_denied', error_description: 'The user denied the request' }), 302);
+        return this.toClient(request, { error: 'access_denied', error_description: 'The user denied the request' });
       }
-      return sendPage(reply, authorizationErrorPage('The form must say decision=approve or decision=deny.'), { status: 400 });
+      return view(() => authorizationErrorPage('The form must say decision=approve or decision=deny.'), { status: 400 });
     });
   }
 
   /** Validation, error answers and sign-in shared by both steps; `next` runs for a signed-in user. */
   private async handle(
-    req: FastifyRequest,
-    reply: FastifyReply,
+    signedIn: SignedInUser | null,
     params: URLSearchParams,
     { enforceReauthentication }: { enforceReauthentication: boolean },
-    next: (request: AuthorizationRequest, signedIn: NonNullable<Awaited<ReturnType<WebSession['current']>>>) => Promise<FastifyReply>,
-  ): Promise<FastifyReply> {
+    next: (request: AuthorizationRequest, signedIn: SignedInUser) => Promise<PageResult>,
+  ): Promise<PageResult> {
     let request: AuthorizationRequest;
     try {
       request = await this.validator.validate(params);
     } catch (err) {
-      if (err instanceof AuthorizationPageError) return sendPage(reply, authorizationErrorPage(err.description), { status: 400 });
+      if (err instanceof AuthorizationPageError) return view(() => authorizationErrorPage(err.description), { status: 400 });
       if (err instanceof AuthorizationRedirectError) {
         const location = redirectLocation(
           err.redirectUri,
           { error: err.code, error_description: err.description, state: err.state },
           this.config.baseUrl,
         );
-        return reply.redirect(location, 302);
+        return new Redirect(location, 302);
       }
       throw err;
     }
-    const signedIn = await this.session.current(req);
     const again = signedIn !== null && enforceReauthentication && this.mustSignInAgain(request, signedIn.authTime);
     if (!signedIn || again) {
       if (request.prompt.has('none')) {
-        return reply.redirect(this.location(request, { error: 'login_required', error_description: 'The user must sign in' }), 302);
+        return this.toClient(request, { error: 'login_required', error_description: 'The user must sign in' });
       }
-      return reply.redirect(signInLocation(params, again), 302);
+      return new Redirect(signInLocation(params, again), 302);
     }
     return next(request, signedIn);
   }
@@ -118,13 +114,14 @@ export class AuthorizeController {
     return request.maxAge !== undefined && this.clock.now().getTime() - authTime.getTime() > request.maxAge * 1000;
   }
 
-  private async approve(reply: FastifyReply, request: AuthorizationRequest, userId: string, authTime: Date): Promise<FastifyReply> {
+  private async approve(request: AuthorizationRequest, userId: string, authTime: Date): Promise<PageResult> {
     const code = await this.codes.issue(request, userId, authTime);
-    return reply.redirect(this.location(request, { code }), 302);
+    return this.toClient(request, { code });
   }
 
-  private location(request: AuthorizationRequest, params: Record<string, string>): string {
-    return redirectLocation(request.redirectUri, { ...params, state: request.state }, this.config.baseUrl);
+  /** Back to the client's redirect URI with the response parameters (and state, iss). */
+  private toClient(request: AuthorizationRequest, params: Record<string, string>): Redirect {
+    return new Redirect(redirectLocation(request.redirectUri, { ...params, state: request.state }, this.config.baseUrl), 302);
   }
 }
 

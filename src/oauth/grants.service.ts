@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { isUuid } from '../database/uuid.js';
 import { AccessTokensService } from './access-tokens.service.js';
+import { ApplicationError } from './applications.errors.js';
 import { GrantEntity } from './grant.entity.js';
 
 export interface AuthorizedApplication {
@@ -34,13 +36,16 @@ export class GrantsService {
 
   async listForUser(userId: string): Promise<AuthorizedApplication[]> {
     const rows = await this.grants.find({ where: { userId }, relations: { application: true }, order: { updatedAt: 'DESC' } });
-    return rows.map((g) => ({
-      applicationId: g.applicationId,
-      name: g.application!.name,
-      scopes: g.scopes,
-      createdAt: g.createdAt,
-      updatedAt: g.updatedAt,
-    }));
+    return rows.map(toAuthorizedApplication);
+  }
+
+  /** The user's approval of one application; APPLICATION_NOT_FOUND when there is none. */
+  async getForUser(userId: string, applicationId: string): Promise<AuthorizedApplication> {
+    const grant = isUuid(applicationId)
+      ? await this.grants.findOne({ where: { userId, applicationId }, relations: { application: true } })
+      : null;
+    if (!grant) throw new ApplicationError('APPLICATION_NOT_FOUND', 'You have not authorized this application', 'applicationId');
+    return toAuthorizedApplication(grant);
   }
 
   /** Forgets the approval and revokes every token the user gave the application. */
@@ -48,4 +53,8 @@ export class GrantsService {
     await this.grants.delete({ userId, applicationId });
     await this.accessTokens.revokeForUserAndApplication(userId, applicationId);
   }
+}
+
+function toAuthorizedApplication(g: GrantEntity): AuthorizedApplication {
+  return { applicationId: g.applicationId, name: g.application!.name, scopes: g.scopes, createdAt: g.createdAt, updatedAt: g.updatedAt };
 }

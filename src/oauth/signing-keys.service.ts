@@ -5,7 +5,7 @@ import { DataSource, IsNull, MoreThan, Or, Repository } from 'typeorm';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import { decryptWithSecret, encryptWithSecret } from './key-encryption.js';
+import { decryptWithSecret, encryptWithSecret } from '../config/key-encryption.js';
 import { SigningKeyEntity } from './signing-key.entity.js';
 
 export interface PublicJwk {

@@ -7,6 +7,7 @@ import { PERSONAL_TOKEN_SCOPES } from '../auth/scopes.js';
 import { generateSecret, hashSecret, isWellFormedSecret, SecretPrefix } from '../auth/secret-token.js';
 import { Clock } from '../clock/clock.js';
 import { isUuid } from '../database/uuid.js';
+import { checkAll } from '../errors/domain-error.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { PersonalTokenEntity } from './personal-token.entity.js';
@@ -53,18 +54,27 @@ export class PersonalTokensService implements TokenVerifier, OnModuleInit {
 
   /** Creates a token; the returned secret is the only time it is ever available. */
   async create(userId: string, input: NewPersonalTokenInput): Promise<{ token: string; personalToken: PersonalToken }> {
-    const name = input.name.trim();
-    if (name.length < 1 || name.length > 100) {
-      throw new PersonalTokenError('INVALID_NAME', 'Name must be 1 to 100 characters', 'name');
-    }
-    const scopes = [...new Set(input.scopes)];
-    if (scopes.length === 0 || scopes.some((s) => !PERSONAL_TOKEN_SCOPES.includes(s as never))) {
-      throw new PersonalTokenError('INVALID_SCOPES', `Scopes must be one or more of: ${PERSONAL_TOKEN_SCOPES.join(', ')}`, 'scopes');
-    }
-    const expiresAt = input.expiresAt ?? null;
-    if (expiresAt && (Number.isNaN(expiresAt.getTime()) || expiresAt <= this.clock.now())) {
-      throw new PersonalTokenError('INVALID_EXPIRY', 'Expiry date must be in the future', 'expiresAt');
-    }
+    const { name, scopes, expiresAt } = checkAll({
+      name: () => {
+        const name = input.name.trim();
+        if (name.length < 1 || name.length > 100) throw new PersonalTokenError('INVALID_NAME', 'Name must be 1 to 100 characters', 'name');
+        return name;
+      },
+      scopes: () => {
+        const scopes = [...new Set(input.scopes)];
+        if (scopes.length === 0 || scopes.some((s) => !PERSONAL_TOKEN_SCOPES.includes(s as never))) {
+          throw new PersonalTokenError('INVALID_SCOPES', `Scopes must be one or more of: ${PERSONAL_TOKEN_SCOPES.join(', ')}`, 'scopes');
+        }
+        return scopes;
+      },
+      expiresAt: () => {
+        const expiresAt = input.expiresAt ?? null;
+        if (expiresAt && (Number.isNaN(expiresAt.getTime()) || expiresAt <= this.clock.now())) {
+          throw new PersonalTokenError('INVALID_EXPIRY', 'Expiry date must be in the future', 'expiresAt');
+        }
+        return expiresAt;
+      },
+    });
     const token = generateSecret(SecretPrefix.personalAccessToken);
     const entity = await this.tokens.save(
       this.tokens.create({ userId, name, scopes, expiresAt, tokenHash: hashSecret(token), createdAt: this.clock.now() }),
@@ -75,6 +85,13 @@ export class PersonalTokensService implements TokenVerifier, OnModuleInit {
   async listForUser(userId: string): Promise<PersonalToken[]> {
     const rows = await this.tokens.find({ where: { userId }, order: { createdAt: 'DESC' } });
     return rows.map(toPersonalToken);
+  }
+
+  /** One of the user's tokens that still works (not revoked); TOKEN_NOT_FOUND for anything else. */
+  async getActive(id: string, ownerId: string): Promise<PersonalToken> {
+    const entity = isUuid(id) ? await this.tokens.findOneBy({ id, userId: ownerId }) : null;
+    if (!entity || entity.revokedAt) throw new PersonalTokenError('TOKEN_NOT_FOUND', `No personal access token with id "${id}"`, 'id');
+    return toPersonalToken(entity);
   }
 
   /** Revokes a token; with `ownerId`, only a token of that user. Revoking twice is harmless. */

@@ -1,13 +1,15 @@
-import { Body, Controller, Get, Inject, Post, Query, Req, Res } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { OwnAuthentication, Public } from '../auth/public.decorator.js';
+import { Body, Controller, Get, Inject, Post, Query, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { UsersService } from '../users/users.service.js';
 import { html } from '../web/html.js';
 import { page } from '../web/layout.js';
+import type { PageResult } from '../web/page-result.js';
+import { Redirect, seeOther, view } from '../web/page-result.js';
+import { AnonymousPage, CurrentSession, Pages, SignedIn } from '../web/pages.decorator.js';
 import { safeReturnTo } from '../web/return-to.js';
-import { sendPage } from '../web/security-headers.js';
+import type { SignedInUser } from './sessions.service.js';
 import { signInPage } from './sign-in.pages.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 import { WebSession } from './web-session.js';
@@ -16,8 +18,7 @@ const FAILED = 'Incorrect username, email or password.';
 
 /** Browser sign-in and sign-out, shared by the OAuth flow and the dashboard. */
 @Controller()
-@Public()
-@OwnAuthentication()
+@Pages()
 export class SignInController {
   constructor(
     private readonly session: WebSession,
@@ -27,65 +28,62 @@ export class SignInController {
   ) {}
 
   @Get('sign-in')
-  async form(
-    @Req() req: FastifyRequest,
-    @Res() reply: FastifyReply,
+  @AnonymousPage()
+  form(
+    @CurrentSession() signedIn: SignedInUser | null,
     @Query('return_to') returnTo?: string,
     @Query('reauth') reauth?: string,
-  ): Promise<FastifyReply> {
+  ): PageResult {
     const target = safeReturnTo(returnTo, this.config.baseUrl);
     // `reauth`: an application asked for a fresh sign-in (OpenID Connect prompt=login, max_age).
-    const signedIn = await this.session.current(req);
-    if (signedIn && reauth !== '1') return reply.redirect(target, 303);
+    if (signedIn && reauth !== '1') return seeOther(target);
     const notice = signedIn ? 'The application you came from asks you to sign in again.' : undefined;
-    return sendPage(reply, signInPage({ csrfToken: this.session.csrfToken(req, reply), returnTo: target, notice }));
+    return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, notice }));
   }
 
   @Post('sign-in')
-  async signIn(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Body() body: Record<string, unknown>): Promise<FastifyReply> {
-    const target = safeReturnTo(body?.return_to, this.config.baseUrl);
-    if (!this.session.acceptForm(req, reply)) return reply;
+  @AnonymousPage()
+  async signIn(@Req() req: FastifyRequest, @Body() body: Record<string, unknown>): Promise<PageResult> {
+    const target = safeReturnTo(body.return_to, this.config.baseUrl);
     const login = typeof body.login === 'string' ? body.login : '';
     const password = typeof body.password === 'string' ? body.password : '';
     const wait = await this.throttle.retryAfterSeconds(login, req.ip);
     if (wait > 0) {
       const minutes = Math.ceil(wait / 60);
-      const form = signInPage({
-        csrfToken: this.session.csrfToken(req, reply),
-        returnTo: target,
-        login,
-        error: `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      const error = `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+      return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, login, error }), {
+        status: 429,
+        headers: { 'retry-after': String(wait) },
       });
-      void reply.header('retry-after', String(wait));
-      return sendPage(reply, form, { status: 429 });
     }
     const user = login && password ? await this.users.verifyCredentials(login, password) : null;
     if (!user) {
       await this.throttle.recordFailure(login, req.ip);
-      const form = signInPage({ csrfToken: this.session.csrfToken(req, reply), returnTo: target, login, error: FAILED });
-      return sendPage(reply, form, { status: 401 });
+      return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, login, error: FAILED }), { status: 401 });
     }
     await this.throttle.recordSuccess(login);
-    await this.session.signIn(req, reply, user.id);
-    return reply.redirect(target, 303);
+    return new Redirect(target, 303, { cookies: await this.session.signIn(req, user.id) });
   }
 
   @Post('sign-out')
-  async signOut(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
-    if (!this.session.acceptForm(req, reply)) return reply;
-    await this.session.signOut(req, reply);
-    return reply.redirect('/sign-in', 303);
+  @AnonymousPage()
+  async signOut(@Req() req: FastifyRequest): Promise<PageResult> {
+    return new Redirect('/sign-in', 303, { cookies: await this.session.signOut(req) });
   }
 
   @Get()
-  async home(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
-    const signedIn = await this.session.current(req);
-    if (!signedIn) return reply.redirect('/sign-in', 303);
-    const body = html`<div class="card">
-      <h1>Welcome, ${signedIn.user.name}</h1>
-      <p class="lead">You are signed in as @${signedIn.user.username}.</p>
-      <p>The GraphQL API is at <code>${this.config.baseUrl}/graphql</code>.</p>
-    </div>`;
-    return sendPage(reply, page({ title: 'Home', body, user: signedIn.user, csrfToken: this.session.csrfToken(req, reply) }));
+  home(@SignedIn() signedIn: SignedInUser): PageResult {
+    return view((c) =>
+      page({
+        title: 'Home',
+        user: signedIn.user,
+        csrfToken: c.csrfToken,
+        body: html`<div class="card">
+          <h1>Welcome, ${signedIn.user.name}</h1>
+          <p class="lead">You are signed in as @${signedIn.user.username}.</p>
+          <p>The GraphQL API is at <code>${this.config.baseUrl}/graphql</code>.</p>
+        </div>`,
+      }),
+    );
   }
 }

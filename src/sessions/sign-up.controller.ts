@@ -1,12 +1,15 @@
-import { Body, Controller, Get, Inject, Post, Query, Req, Res } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { OwnAuthentication, Public } from '../auth/public.decorator.js';
+import { Body, Controller, Get, Inject, Post, Query, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import { UserError } from '../users/users.errors.js';
+import { DomainError } from '../errors/domain-error.js';
 import { UsersService } from '../users/users.service.js';
+import { fieldErrors } from '../web/form-values.js';
+import type { PageResult } from '../web/page-result.js';
+import { Redirect, seeOther, view } from '../web/page-result.js';
+import { AnonymousPage, CurrentSession, Pages } from '../web/pages.decorator.js';
 import { safeReturnTo } from '../web/return-to.js';
-import { sendPage } from '../web/security-headers.js';
+import type { SignedInUser } from './sessions.service.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 import { signUpPage } from './sign-up.pages.js';
 import { WebSession } from './web-session.js';
@@ -15,8 +18,8 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
 
 /** Account creation: on success the new user is signed in and continues where they were going. */
 @Controller('sign-up')
-@Public()
-@OwnAuthentication()
+@Pages()
+@AnonymousPage()
 export class SignUpController {
   constructor(
     private readonly session: WebSession,
@@ -26,43 +29,33 @@ export class SignUpController {
   ) {}
 
   @Get()
-  async form(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Query('return_to') returnTo?: string): Promise<FastifyReply> {
+  form(@CurrentSession() signedIn: SignedInUser | null, @Query('return_to') returnTo?: string): PageResult {
     const target = safeReturnTo(returnTo, this.config.baseUrl);
-    if (await this.session.current(req)) return reply.redirect(target, 303);
-    return sendPage(reply, signUpPage({ csrfToken: this.session.csrfToken(req, reply), returnTo: target }));
+    if (signedIn) return seeOther(target);
+    return view((c) => signUpPage({ csrfToken: c.csrfToken, returnTo: target }));
   }
 
   @Post()
-  async create(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Body() body: Record<string, unknown>): Promise<FastifyReply> {
-    const target = safeReturnTo(body?.return_to, this.config.baseUrl);
-    if (!this.session.acceptForm(req, reply)) return reply;
+  async create(@Req() req: FastifyRequest, @Body() body: Record<string, unknown>): Promise<PageResult> {
+    const target = safeReturnTo(body.return_to, this.config.baseUrl);
     const values = { username: text(body.username), email: text(body.email), name: text(body.name) };
     const wait = await this.throttle.signUpRetryAfterSeconds(req.ip);
     if (wait > 0) {
       const minutes = Math.ceil(wait / 60);
-      const form = signUpPage({
-        csrfToken: this.session.csrfToken(req, reply),
-        returnTo: target,
-        values,
-        notice: `Too many accounts were created from your network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      const notice = `Too many accounts were created from your network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+      return view((c) => signUpPage({ csrfToken: c.csrfToken, returnTo: target, values, notice }), {
+        status: 429,
+        headers: { 'retry-after': String(wait) },
       });
-      void reply.header('retry-after', String(wait));
-      return sendPage(reply, form, { status: 429 });
     }
     try {
       const user = await this.users.create({ ...values, password: text(body.password) });
       await this.throttle.recordSignUp(req.ip);
-      await this.session.signIn(req, reply, user.id);
-      return reply.redirect(target, 303);
+      return new Redirect(target, 303, { cookies: await this.session.signIn(req, user.id) });
     } catch (err) {
-      if (!(err instanceof UserError) || !err.field) throw err;
-      const form = signUpPage({
-        csrfToken: this.session.csrfToken(req, reply),
-        returnTo: target,
-        values,
-        errors: { [err.field]: err.message },
-      });
-      return sendPage(reply, form, { status: 422 });
+      if (!(err instanceof DomainError) || (err.kind !== 'invalid' && err.kind !== 'conflict')) throw err;
+      const errors = fieldErrors(err);
+      return view((c) => signUpPage({ csrfToken: c.csrfToken, returnTo: target, values, errors }), { status: 422 });
     }
   }
 }

@@ -1,3 +1,4 @@
+import { checkAll } from '../errors/domain-error.js';
 import { UserError } from './users.errors.js';
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{1,38}$/;
@@ -28,11 +29,20 @@ export interface NewUserInput {
   password: string;
 }
 
-/** Normalises and checks a sign-up; throws UserError naming the first bad field. */
+/** Normalises and checks a sign-up; throws the UserError of the one bad field, or an InvalidInput naming each. */
 export function validateNewUser(input: NewUserInput): NewUserInput {
   const username = input.username.trim();
   const email = input.email.trim();
-  const name = validateName(input.name);
+  const { name } = checkAll({
+    name: () => validateName(input.name),
+    username: () => validateUsername(username),
+    email: () => validateEmail(email),
+    password: () => validatePassword(input.password, { username, email }),
+  });
+  return { username, email, name, password: input.password };
+}
+
+export function validateUsername(username: string): void {
   if (!USERNAME_PATTERN.test(username)) {
     throw new UserError(
       'INVALID_USERNAME',
@@ -40,11 +50,12 @@ export function validateNewUser(input: NewUserInput): NewUserInput {
       'username',
     );
   }
+}
+
+export function validateEmail(email: string): void {
   if (email.length > 254 || !EMAIL_PATTERN.test(email)) {
     throw new UserError('INVALID_EMAIL', 'Email must be a valid address such as name@example.com', 'email');
   }
-  validatePassword(input.password, { username, email });
-  return { username, email, name, password: input.password };
 }
 
 export function validateName(value: string): string {

@@ -1,39 +1,87 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { Tokens } from '@fastify/csrf';
+import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { hkdfSync } from 'node:crypto';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.schema.js';
+import { WEB_COOKIES } from './web.tokens.js';
+import type { WebCookies } from './cookies.js';
 
-export const CSRF_COOKIE = 'agora_csrf';
 export const CSRF_FIELD = '_csrf';
+/** The header same-origin scripts (the API explorer) send the token in. */
+export const CSRF_HEADER = 'x-csrf-token';
 
 export class CsrfError extends Error {
-  constructor() {
-    super('The form was not sent from this site or has expired');
+  constructor(reason: string) {
+    super(`CSRF check failed: ${reason}`);
     this.name = 'CsrfError';
   }
 }
 
-/**
- * The CSRF token for forms on this page (double-submit: the same random value in an HttpOnly,
- * SameSite=Strict cookie and in the form), created on first use.
- */
-export function csrfToken(req: FastifyRequest, reply: FastifyReply, secure: boolean): string {
-  const existing = req.cookies[CSRF_COOKIE];
-  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
-  const token = randomBytes(32).toString('base64url');
-  void reply.setCookie(CSRF_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure, path: '/' });
-  req.cookies[CSRF_COOKIE] = token;
-  return token;
-}
+/** What a token is bound to: the browser's sign-in session, or no session yet. */
+export type CsrfBinding = { sessionId: string } | null;
+
+const SECRET = /^[A-Za-z0-9_-]{24}$/;
 
 /**
- * Rejects a form post whose token does not match its cookie, or that names another origin. Pages send
- * `Referrer-Policy: no-referrer`, under which browsers send `Origin: null` on form posts: that value
- * says nothing, and the token (whose cookie is SameSite=Strict, so never sent cross-site) decides.
+ * CSRF protection for pages and the explorer's API calls, with @fastify/csrf's tokens: a random secret
+ * in an HttpOnly, SameSite=Strict cookie, and per-form tokens derived from it and HMAC-bound (key from
+ * SECRET_KEY) to the sign-in session. A token from another session, a forged or replayed pair of
+ * cookie and field, and a request another origin sent (`Origin` other than ours, `Origin: null`,
+ * `Sec-Fetch-Site` other than same-origin) are refused.
  */
-export function verifyCsrf(req: FastifyRequest, baseUrl: string): void {
-  const origin = req.headers.origin;
-  if (origin !== undefined && origin !== 'null' && origin !== new URL(baseUrl).origin) throw new CsrfError();
-  const cookie = req.cookies[CSRF_COOKIE];
-  const field = (req.body as Record<string, unknown> | undefined)?.[CSRF_FIELD];
-  if (typeof cookie !== 'string' || typeof field !== 'string' || cookie.length !== field.length) throw new CsrfError();
-  if (!timingSafeEqual(Buffer.from(cookie), Buffer.from(field))) throw new CsrfError();
+@Injectable()
+export class CsrfTokens {
+  private readonly tokens;
+  private readonly origin: string;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(WEB_COOKIES) private readonly cookies: WebCookies,
+  ) {
+    const hmacKey = Buffer.from(hkdfSync('sha256', config.secretKey ?? '', 'agora', 'csrf-tokens', 32));
+    this.tokens = new Tokens({ userInfo: true, hmacKey });
+    this.origin = new URL(config.baseUrl).origin;
+  }
+
+  /** A token for the forms of the page being rendered; sets the secret cookie on first use. */
+  tokenFor(req: FastifyRequest, reply: FastifyReply, binding: CsrfBinding): string {
+    let secret = req.cookies[this.cookies.csrf] ?? '';
+    if (!SECRET.test(secret)) {
+      secret = this.tokens.secretSync();
+      req.cookies[this.cookies.csrf] = secret;
+      void reply.setCookie(this.cookies.csrf, secret, this.cookies.options('strict'));
+    }
+    return this.tokens.create(secret, userInfo(binding));
+  }
+
+  /** Throws CsrfError unless the request came from one of our pages, for this session. */
+  verify(req: FastifyRequest, binding: CsrfBinding, token: unknown): void {
+    this.verifyOrigin(req);
+    const secret = req.cookies[this.cookies.csrf];
+    if (!secret || !SECRET.test(secret)) throw new CsrfError('no CSRF cookie');
+    if (typeof token !== 'string' || token.length > 200) throw new CsrfError('no CSRF token');
+    if (!this.tokens.verify(secret, token, userInfo(binding))) throw new CsrfError('CSRF token does not match');
+  }
+
+  /** The token a posted form carries. */
+  static formToken(req: FastifyRequest): unknown {
+    return (req.body as Record<string, unknown> | undefined)?.[CSRF_FIELD];
+  }
+
+  private verifyOrigin(req: FastifyRequest): void {
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      if (origin !== this.origin) throw new CsrfError(`cross-origin request from ${origin}`);
+      return;
+    }
+    // Browsers that leave Origin out still say where a request came from; clients that are not
+    // browsers send neither, and are held to the token alone.
+    const site = req.headers['sec-fetch-site'];
+    if (site !== undefined && site !== 'same-origin') throw new CsrfError(`request from a ${String(site)} page`);
+  }
+}
+
+function userInfo(binding: CsrfBinding): string {
+  return binding ? `session:${binding.sessionId}` : 'anonymous';
 }

@@ -8,11 +8,13 @@ export interface PageOptions {
   csrfToken?: string;
   /** Narrow centred card (sign-in, consent) rather than the wide dashboard layout. */
   narrow?: boolean;
+  /** A one-time confirmation of what the previous form did ("Token revoked"). */
+  notice?: string;
   /** Which main navigation entry is this page. */
   current?: 'account' | 'applications' | 'authorized' | 'explorer';
 }
 
-export function page({ title, body, user, csrfToken, narrow, current }: PageOptions): string {
+export function page({ title, body, user, csrfToken, narrow, current, notice }: PageOptions): string {
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -43,7 +45,9 @@ export function page({ title, body, user, csrfToken, narrow, current }: PageOpti
               : null
           }
         </header>
-        <main class="${narrow ? 'narrow' : 'wide'}">${body}</main>
+        <main class="${narrow ? 'narrow' : 'wide'}">
+          ${notice ? html`<div class="alert ok" role="status">${notice}</div>` : null}${body}
+        </main>
       </body>
     </html>`.value;
 }

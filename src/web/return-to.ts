@@ -1,17 +1,28 @@
 /**
- * A place on this site to send the user after signing in, or "/" for anything else: only a path that
- * resolves to the service's own origin, so a crafted link cannot bounce the user to another site.
+ * A place on this site to send the user after signing in, or "/" for anything else. The decision is
+ * made on the normalised value, the one the Location header will carry: `/..//evil.example`,
+ * `/%2e%2e//evil.example` or `/a/..//x` normalise to a network-path reference (`//evil.example`) that
+ * browsers would follow off-site, so they are refused like `//evil.example` itself.
  */
 export function safeReturnTo(value: unknown, baseUrl: string): string {
-  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.includes('\\') || hasControlCharacter(value))
+  if (typeof value !== 'string' || !value.startsWith('/') || value.length > 2048 || hasControlCharacter(value) || value.includes('\\'))
     return '/';
   try {
     const base = new URL(baseUrl);
     const target = new URL(value, base);
-    return target.origin === base.origin ? `${target.pathname}${target.search}` : '/';
+    const normalised = `${target.pathname}${target.search}`;
+    if (target.origin !== base.origin || !isLocalPath(normalised)) return '/';
+    // What the browser will make of the normalised value must be the very same place.
+    const again = new URL(normalised, base);
+    return again.origin === base.origin && `${again.pathname}${again.search}` === normalised ? normalised : '/';
   } catch {
     return '/';
   }
+}
+
+/** A path that starts with exactly one slash (not `//` or `/\`, which leave the site). */
+function isLocalPath(path: string): boolean {
+  return path.startsWith('/') && path[1] !== '/' && path[1] !== '\\';
 }
 
 function hasControlCharacter(value: string): boolean {

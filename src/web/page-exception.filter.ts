@@ -1,0 +1,36 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../errors/domain-error.js';
+import { CsrfError } from './csrf.js';
+import { errorPage } from './error-pages.js';
+import { SignInRequired } from './page.guard.js';
+import { sendHtml } from './security-headers.js';
+
+const STATUS_OF_DOMAIN_KIND = { invalid: 422, not_found: 404, conflict: 409, forbidden: 403 } as const;
+
+/**
+ * Errors on page routes, answered as pages: sign in first (303 to the sign-in page, coming back to a
+ * GET), a refused form (403), what a domain rule refused (another user's application is 404, as if it
+ * did not exist), and unknown errors as a 500 page, logged with the request id.
+ */
+@Catch()
+export class PageExceptionFilter implements ExceptionFilter {
+  catch(error: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const req = host.switchToHttp().getRequest<FastifyRequest>();
+    if (reply.sent) return;
+    if (error instanceof SignInRequired) {
+      const location = error.returnTo ? `/sign-in?return_to=${encodeURIComponent(error.returnTo)}` : '/sign-in';
+      void reply.header('cache-control', 'no-store').redirect(location, 303);
+      return;
+    }
+    let status = 500;
+    if (error instanceof CsrfError) {
+      req.log.info({ reason: error.message }, 'Form refused');
+      status = 403;
+    } else if (error instanceof DomainError) status = STATUS_OF_DOMAIN_KIND[error.kind];
+    else if (error instanceof HttpException) status = error.getStatus();
+    else req.log.error({ err: error }, 'Page failed');
+    sendHtml(reply, errorPage(status, req.id), { status });
+  }
+}

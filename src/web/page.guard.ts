@@ -1,0 +1,52 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { SessionsService } from '../sessions/sessions.service.js';
+import type { WebCookies } from './cookies.js';
+import { CsrfTokens } from './csrf.js';
+import { IS_ANONYMOUS_PAGE, IS_PAGES } from './pages.decorator.js';
+import { WEB_COOKIES } from './web.tokens.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** A page that needs a signed-in user was opened without one: the browser is sent to sign in. */
+export class SignInRequired extends Error {
+  constructor(
+    /** Where to come back to afterwards (the page's own address, for a GET). */
+    readonly returnTo: string | undefined,
+  ) {
+    super('Sign in to see this page');
+    this.name = 'SignInRequired';
+  }
+}
+
+/**
+ * The pages' default-deny, beside the API's AuthGuard: on every route of a `@Pages()` controller it
+ * resolves the session cookie, requires a signed-in user unless the route is `@AnonymousPage()`, and
+ * verifies the CSRF token on every unsafe method. Nothing a page handler declares can skip the
+ * CSRF check.
+ */
+@Injectable()
+export class PageGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly sessions: SessionsService,
+    private readonly csrf: CsrfTokens,
+    @Inject(WEB_COOKIES) private readonly cookies: WebCookies,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType<string>() !== 'http') return true;
+    const targets = [context.getHandler(), context.getClass()];
+    if (!this.reflector.getAllAndOverride<boolean>(IS_PAGES, targets)) return true;
+
+    const req = context.switchToHttp().getRequest<FastifyRequest>();
+    req.signedIn = await this.sessions.resolve(req.cookies[this.cookies.session]);
+    const anonymous = this.reflector.getAllAndOverride<boolean>(IS_ANONYMOUS_PAGE, targets) ?? false;
+    if (!req.signedIn && !anonymous) throw new SignInRequired(req.method === 'GET' ? req.url : undefined);
+    if (!SAFE_METHODS.has(req.method)) {
+      this.csrf.verify(req, req.signedIn ? { sessionId: req.signedIn.sessionId } : null, CsrfTokens.formToken(req));
+    }
+    return true;
+  }
+}
