@@ -22,16 +22,15 @@ async function createToken(values: { name: string; scopes: string[]; expires_at?
   const { _csrf } = formFields(await page.text());
   const body = new URLSearchParams({ _csrf: _csrf!, name: values.name, expires_at: values.expires_at ?? '' });
   for (const scope of values.scopes) body.append('scopes', scope);
-  return fetch(`${t.url}/account/tokens`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      origin: t.url,
-      cookie: `agora_session=${browser.cookie('agora_session')}; agora_csrf=${browser.cookie('agora_csrf')}`,
-    },
-    body: body.toString(),
-    redirect: 'manual',
-  });
+  return browser.post('/account/tokens', body);
+}
+
+/** Creates a token through the form and opens the page it leads to (which shows the token, once). */
+async function createdTokenPage(values: { name: string; scopes: string[]; expires_at?: string }): Promise<string> {
+  const res = await createToken(values);
+  expect(res.status).toBe(303);
+  expect(res.headers.get('location')).toBe('/account');
+  return (await browser.get('/account')).text();
 }
 
 describe('the account page', () => {
@@ -50,9 +49,7 @@ describe('the account page', () => {
   });
 
   it('creates a token, shows it once with a warning, and the token works on the API', async () => {
-    const res = await createToken({ name: 'deploy script', scopes: ['read_api'], expires_at: '2099-12-31' });
-    expect(res.status).toBe(201);
-    const page = await res.text();
+    const page = await createdTokenPage({ name: 'deploy script', scopes: ['read_api'], expires_at: '2099-12-31' });
     const token = /<code id="new-token" class="secret">(agora_pat_[0-9A-Za-z]+)<\/code\s*>/.exec(page)?.[1];
     expect(token).toBeDefined();
     expect(page).toContain('Copy it now: it will not be shown again.');
@@ -80,7 +77,7 @@ describe('the account page', () => {
   });
 
   it('revokes a token after confirmation; the very next API request fails', async () => {
-    const created = await (await createToken({ name: 'to revoke', scopes: ['api'] })).text();
+    const created = await createdTokenPage({ name: 'to revoke', scopes: ['api'] });
     const token = /(agora_pat_[0-9A-Za-z]+)/.exec(created)![1]!;
     const id = /href="\/account\/tokens\/([0-9a-f-]{36})\/revoke"/.exec(created)![1]!;
     expect((await graphql(t.url, '{ viewer { id } }', { privateToken: token })).status).toBe(200);
@@ -89,9 +86,11 @@ describe('the account page', () => {
     expect(confirm.status).toBe(200);
     const confirmPage = await confirm.text();
     expect(confirmPage).toContain('Revoke “to revoke”?');
-    const done = await browser.post(`/account/tokens/${id}/revoke`, formFields(confirmPage));
-    expect(done.status).toBe(200);
-    expect(await done.text()).toContain('Token “to revoke” revoked.');
+    const { posted, html } = await browser.submit(`/account/tokens/${id}/revoke`, formFields(confirmPage));
+    expect(posted.status).toBe(303);
+    expect(html).toContain('Token “to revoke” revoked.');
+    // A revoked token has no confirmation page any more, and revoking again changes nothing.
+    expect((await browser.get(`/account/tokens/${id}/revoke`)).status).toBe(404);
     expect((await graphql(t.url, '{ viewer { id } }', { privateToken: token })).status).toBe(401);
   });
 
@@ -99,7 +98,8 @@ describe('the account page', () => {
     const other = await createUserWithToken(t);
     const page = await browser.get('/account');
     const res = await browser.post(`/account/tokens/${other.tokenId}/revoke`, formFields(await page.text()));
-    expect(res.status).toBe(303);
+    expect(res.status).toBe(404);
+    expect((await browser.get(`/account/tokens/${other.tokenId}/revoke`)).status).toBe(404);
     expect((await graphql(t.url, '{ viewer { id } }', { privateToken: other.token })).status).toBe(200);
   });
 
@@ -134,8 +134,8 @@ describe('editing the profile', () => {
     };
 
     const saved = await submit('  After Name  ');
-    expect(saved.status).toBe(200);
-    const page = await saved.text();
+    expect(saved.status).toBe(303);
+    const page = await (await own.follow(saved)).res.text();
     expect(page).toContain('Profile saved.');
     expect(page).toContain('value="After Name"');
     const { token } = await createTokenFor(editor.id);

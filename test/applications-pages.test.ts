@@ -17,20 +17,25 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** Posts the registration form (repeated `scopes`). */
-async function register(values: { name: string; redirect_uris: string; scopes: string[] }): Promise<Response> {
-  const { _csrf } = formFields(await (await browser.get('/applications')).text());
-  const body = new URLSearchParams({ _csrf: _csrf!, name: values.name, redirect_uris: values.redirect_uris });
+/** The form's fields with repeated `scopes`. */
+function formBody(page: string, values: { name: string; redirect_uris: string; scopes: string[] }): URLSearchParams {
+  const body = new URLSearchParams({ _csrf: formFields(page)._csrf!, name: values.name, redirect_uris: values.redirect_uris });
   for (const s of values.scopes) body.append('scopes', s);
-  return fetch(`${t.url}/applications`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      cookie: `agora_session=${browser.cookie('agora_session')}; agora_csrf=${browser.cookie('agora_csrf')}`,
-    },
-    body: body.toString(),
-  });
+  return body;
+}
+
+/** Posts the registration form: the answer (a 303 to the new application's page, or 422). */
+async function register(values: { name: string; redirect_uris: string; scopes: string[] }): Promise<Response> {
+  return browser.post('/applications', formBody(await (await browser.get('/applications')).text(), values));
+}
+
+/** Registers an application and opens the page the form leads to: its id and that page (with the secret, once). */
+async function registered(values: { name: string; redirect_uris: string; scopes: string[] }): Promise<{ id: string; html: string }> {
+  const res = await register(values);
+  expect(res.status).toBe(303);
+  const location = res.headers.get('location')!;
+  const id = /^\/applications\/([0-9a-f-]{36})$/.exec(location)![1]!;
+  return { id, html: await (await browser.get(location)).text() };
 }
 
 const secretOf = (page: string) => /<code id="client-secret" class="secret">(agora_ocs_[0-9A-Za-z]+)<\/code\s*>/.exec(page)?.[1];
@@ -38,13 +43,11 @@ const clientIdOf = (page: string) => /<code id="client-id">([^<]+)<\/code>/.exec
 
 describe('applications pages', () => {
   it('register an application and show its ID, its secret once, and the endpoint URLs', async () => {
-    const res = await register({
+    const { id, html: page } = await registered({
       name: 'Ticket Scanner',
       redirect_uris: 'http://localhost:4000/callback\nhttps://scanner.example.com/cb',
       scopes: ['openid', 'api'],
     });
-    expect(res.status).toBe(201);
-    const page = await res.text();
     expect(secretOf(page)).toBeDefined();
     expect(clientIdOf(page)).toBeDefined();
     expect(page).toContain('Copy it now: it will not be shown again.');
@@ -52,6 +55,10 @@ describe('applications pages', () => {
     const list = await (await browser.get('/applications')).text();
     expect(list).toContain('Ticket Scanner');
     expect(list).not.toContain(secretOf(page)!);
+    // The secret was shown once: the page's own address, reloaded, no longer has it.
+    const reloaded = await (await browser.get(`/applications/${id}`)).text();
+    expect(clientIdOf(reloaded)).toBe(clientIdOf(page));
+    expect(secretOf(reloaded)).toBeUndefined();
   });
 
   it.each([
@@ -66,15 +73,21 @@ describe('applications pages', () => {
   });
 
   it('regenerate the secret: the old one stops working, the new one works', async () => {
-    const created = await (
-      await register({ name: 'Rotator', redirect_uris: 'http://localhost:4000/callback', scopes: ['openid', 'api'] })
-    ).text();
+    const { id, html: created } = await registered({
+      name: 'Rotator',
+      redirect_uris: 'http://localhost:4000/callback',
+      scopes: ['openid', 'api'],
+    });
     const clientId = clientIdOf(created)!;
     const oldSecret = secretOf(created)!;
-    const id = /action="\/applications\/([0-9a-f-]{36})\/secret"/.exec(created)![1]!;
     const detail = await (await browser.get(`/applications/${id}`)).text();
     expect(detail).not.toContain(oldSecret);
-    const rotated = await (await browser.post(`/applications/${id}/secret`, formFields(detail))).text();
+    // The page links to a confirmation; only its form regenerates.
+    expect(detail).toContain(`href="/applications/${id}/secret"`);
+    const confirm = await (await browser.get(`/applications/${id}/secret`)).text();
+    expect(confirm).toContain('Regenerate the secret of “Rotator”?');
+    const { posted, html: rotated } = await browser.submit(`/applications/${id}/secret`, formFields(confirm));
+    expect(posted.status).toBe(303);
     const newSecret = secretOf(rotated)!;
     expect(newSecret).not.toBe(oldSecret);
     const introspect = (secret: string) =>
@@ -88,24 +101,30 @@ describe('applications pages', () => {
   });
 
   it("never show or change another developer's application", async () => {
-    const created = await (await register({ name: 'Mine', redirect_uris: 'http://localhost:4000/callback', scopes: ['api'] })).text();
-    const id = /action="\/applications\/([0-9a-f-]{36})\/secret"/.exec(created)![1]!;
+    const { id } = await registered({ name: 'Mine', redirect_uris: 'http://localhost:4000/callback', scopes: ['api'] });
     const stranger = new Browser(t.url);
     await signIn(stranger, (await createUser(t)).username, TEST_PASSWORD);
-    const res = await stranger.get(`/applications/${id}`);
-    expect(res.status).toBe(303);
+    for (const path of [`/applications/${id}`, `/applications/${id}/delete`, `/applications/${id}/secret`, '/applications/not-a-uuid']) {
+      const res = await stranger.get(path);
+      expect(res.status).toBe(404);
+      expect(await res.text()).toContain('Page not found');
+    }
     const page = await (await stranger.get('/applications')).text();
-    const del = await stranger.post(`/applications/${id}/delete`, formFields(page));
-    expect(del.status).toBe(303);
-    expect((await browser.get(`/applications/${id}`)).status).toBe(200);
+    for (const path of [`/applications/${id}/delete`, `/applications/${id}/secret`, `/applications/${id}`]) {
+      expect((await stranger.post(path, { ...formFields(page), name: 'Stolen', redirect_uris: 'https://x.example/cb', scopes: 'api' })).status).toBe(404);
+    }
+    const mine = await (await browser.get(`/applications/${id}`)).text();
+    expect(mine).toContain('<h1>Mine</h1>');
   });
 });
 
 describe('authorized applications page', () => {
   it('lists an approved application and revokes its access: the token stops working', async () => {
-    const created = await (
-      await register({ name: 'Calendar Sync', redirect_uris: 'http://localhost:4000/callback', scopes: ['openid', 'api'] })
-    ).text();
+    const { html: created } = await registered({
+      name: 'Calendar Sync',
+      redirect_uris: 'http://localhost:4000/callback',
+      scopes: ['openid', 'api'],
+    });
     const app = { clientId: clientIdOf(created)!, clientSecret: secretOf(created)!, applicationId: '' };
     const config = await discover(t, app);
     const user = await createUser(t);
@@ -122,9 +141,15 @@ describe('authorized applications page', () => {
     const page = await (await userBrowser.get('/account/authorized')).text();
     expect(page).toContain('Calendar Sync');
     expect(page).toContain('<span class="tag">api</span>');
-    const applicationId = /action="\/account\/authorized\/([0-9a-f-]{36})\/revoke"/.exec(page)![1]!;
-    const revoked = await userBrowser.post(`/account/authorized/${applicationId}/revoke`, formFields(page));
-    expect(await revoked.text()).toContain('Access for “Calendar Sync” revoked.');
+    const applicationId = /href="\/account\/authorized\/([0-9a-f-]{36})\/revoke"/.exec(page)![1]!;
+    const confirm = await (await userBrowser.get(`/account/authorized/${applicationId}/revoke`)).text();
+    expect(confirm).toContain('Revoke access for “Calendar Sync”?');
+    const { posted, html: revoked } = await userBrowser.submit(`/account/authorized/${applicationId}/revoke`, formFields(confirm));
+    expect(posted.headers.get('location')).toBe('/account/authorized');
+    expect(revoked).toContain('Access for “Calendar Sync” revoked.');
+    // Reloading the list does not repeat the notice, and the application is gone from it.
+    const reloaded = await (await userBrowser.get('/account/authorized')).text();
+    expect(reloaded).not.toContain('Calendar Sync');
     expect((await graphql(t.url, '{ viewer { id } }', { bearer: tokens.access_token })).status).toBe(401);
 
     // Consent is no longer remembered: the next authorization asks again.
@@ -135,25 +160,16 @@ describe('authorized applications page', () => {
 
 describe('editing an application', () => {
   it('changes redirect URIs and scopes; authorization requests follow the new registration', async () => {
-    const created = await (
-      await register({ name: 'Editable', redirect_uris: 'http://localhost:4000/callback', scopes: ['openid', 'api'] })
-    ).text();
-    const id = /action="\/applications\/([0-9a-f-]{36})\/secret"/.exec(created)![1]!;
+    const { id, html: created } = await registered({
+      name: 'Editable',
+      redirect_uris: 'http://localhost:4000/callback',
+      scopes: ['openid', 'api'],
+    });
     const clientId = clientIdOf(created)!;
     const detail = await (await browser.get(`/applications/${id}`)).text();
-    const { _csrf } = formFields(detail);
-    const body = new URLSearchParams({ _csrf: _csrf!, name: 'Edited', redirect_uris: 'https://edited.example.com/cb' });
-    body.append('scopes', 'read_api');
-    const saved = await fetch(`${t.url}/applications/${id}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        cookie: `agora_session=${browser.cookie('agora_session')}; agora_csrf=${browser.cookie('agora_csrf')}`,
-      },
-      body: body.toString(),
-    });
-    expect(saved.status).toBe(200);
-    const page = await saved.text();
+    const body = formBody(detail, { name: 'Edited', redirect_uris: 'https://edited.example.com/cb', scopes: ['read_api'] });
+    const { posted, html: page } = await browser.submit(`/applications/${id}`, body);
+    expect(posted.status).toBe(303);
     expect(page).toContain('Saved.');
     expect(page).toContain('<code>https://edited.example.com/cb</code>');
 
@@ -168,26 +184,26 @@ describe('editing an application', () => {
   });
 
   it('refuses an invalid change with the message beside the field', async () => {
-    const created = await (await register({ name: 'Strict', redirect_uris: 'http://localhost:4000/callback', scopes: ['api'] })).text();
-    const id = /action="\/applications\/([0-9a-f-]{36})\/secret"/.exec(created)![1]!;
+    const { id } = await registered({ name: 'Strict', redirect_uris: 'http://localhost:4000/callback', scopes: ['api'] });
     const detail = await (await browser.get(`/applications/${id}`)).text();
-    const res = await browser.post(`/applications/${id}`, {
-      _csrf: formFields(detail)._csrf!,
-      name: 'Strict',
-      redirect_uris: 'ftp://nope',
-      scopes: 'api',
-    });
+    const res = await browser.post(`/applications/${id}`, formBody(detail, { name: '', redirect_uris: 'ftp://nope', scopes: [] }));
     expect(res.status).toBe(422);
-    expect(await res.text()).toContain('<p class="field-error" id="redirect-uris-error" role="alert">Redirect URIs must use https');
+    const page = await res.text();
+    // Every invalid field at once, each beside its field, with what was typed kept.
+    expect(page).toContain('<p class="field-error" id="app-name-error" role="alert">Name must be 1 to 100 characters');
+    expect(page).toContain('<p class="field-error" id="redirect-uris-error" role="alert">Redirect URIs must use https');
+    expect(page).toContain('<p class="field-error" id="scopes-error" role="alert">Choose at least one scope');
+    expect(page).toContain('ftp://nope</textarea>');
   });
 });
 
 describe('deleting an application from its page', () => {
   it('removes it and every token issued to it stops working', async () => {
-    const created = await (
-      await register({ name: 'Short-lived', redirect_uris: 'http://localhost:4000/callback', scopes: ['openid', 'api'] })
-    ).text();
-    const id = /action="\/applications\/([0-9a-f-]{36})\/secret"/.exec(created)![1]!;
+    const { id, html: created } = await registered({
+      name: 'Short-lived',
+      redirect_uris: 'http://localhost:4000/callback',
+      scopes: ['openid', 'api'],
+    });
     const app = { clientId: clientIdOf(created)!, clientSecret: secretOf(created)!, applicationId: id };
     const config = await discover(t, app);
     const request = await authorizationRequest(config, 'openid api');
@@ -208,9 +224,11 @@ describe('deleting an application from its page', () => {
     expect(confirmPage).toContain('This cannot be undone.');
     // Looking at the confirmation deletes nothing.
     expect((await graphql(t.url, '{ viewer { id } }', { bearer: tokens.access_token })).status).toBe(200);
-    const res = await browser.post(`/applications/${id}/delete`, formFields(confirmPage));
-    expect(res.status).toBe(303);
+    const { posted, html } = await browser.submit(`/applications/${id}/delete`, formFields(confirmPage));
+    expect(posted.headers.get('location')).toBe('/applications');
+    expect(html).toContain('Application “Short-lived” deleted.');
     expect(await (await browser.get('/applications')).text()).not.toContain('Short-lived');
+    expect((await browser.get(`/applications/${id}`)).status).toBe(404);
     expect((await graphql(t.url, '{ viewer { id } }', { bearer: tokens.access_token })).status).toBe(401);
   });
 });

@@ -144,10 +144,13 @@ describe('sign-in and consent pages', () => {
     expect(page).toContain('Sign you in and confirm who you are');
   });
 
-  it('carry anti-framing, no-referrer and CSP headers, with form-action allowing the client redirect', async () => {
+  it('carry anti-framing, same-origin referrer, isolation and CSP headers, with form-action allowing the client redirect', async () => {
     const consent = await pages.get(authorizeQuery());
     expect(consent.headers.get('x-frame-options')).toBe('DENY');
-    expect(consent.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(consent.headers.get('referrer-policy')).toBe('same-origin');
+    expect(consent.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+    expect(consent.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+    expect(consent.headers.get('x-content-type-options')).toBe('nosniff');
     const csp = consent.headers.get('content-security-policy')!;
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain('unsafe-inline');
@@ -155,6 +158,7 @@ describe('sign-in and consent pages', () => {
     const signInPage = await new Browser(t.url).get('/sign-in');
     expect(signInPage.headers.get('x-frame-options')).toBe('DENY');
     expect(signInPage.headers.get('content-security-policy')).toContain("form-action 'self';");
+    expect(signInPage.headers.get('content-security-policy')).not.toContain('http://localhost:4000');
   });
 
   it('refuse a consent form without the CSRF token, and issue no code', async () => {
@@ -178,11 +182,45 @@ describe('sign-in and consent pages', () => {
     expect(res.status).toBe(403);
   });
 
-  it('accept a form posted with Origin: null, as browsers send it under Referrer-Policy: no-referrer', async () => {
+  it('refuse a form posted with Origin: null, or from a cross-site page that sends no Origin', async () => {
     const consent = await pages.get(authorizeQuery({ state: 'null-origin' }));
-    const res = await pages.post('/oauth/authorize', { ...formFields(await consent.text()), decision: 'deny' }, { origin: 'null' });
-    expect(res.status).toBe(302);
-    expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('access_denied');
+    const fields = { ...formFields(await consent.text()), decision: 'approve' };
+    expect((await pages.post('/oauth/authorize', fields, { origin: 'null' })).status).toBe(403);
+    const noOrigin = await pages.post('/oauth/authorize', fields, { origin: '', 'sec-fetch-site': 'cross-site' });
+    expect(noOrigin.status).toBe(403);
+    const same = await pages.post('/oauth/authorize', { ...fields, decision: 'deny' }, { origin: '', 'sec-fetch-site': 'same-origin' });
+    expect(same.status).toBe(302);
+    expect(new URL(same.headers.get('location')!).searchParams.get('error')).toBe('access_denied');
+  });
+
+  it("refuse another session's token, a token replayed after signing in again, and a cookie and field pair an attacker brings", async () => {
+    const consent = await pages.get(authorizeQuery());
+    const fields = { ...formFields(await consent.text()), decision: 'approve' };
+    // The attacker's own session, signed in as another user, with its own cookie and token.
+    const attacker = new Browser(t.url);
+    await attacker.follow(await signIn(attacker, (await createUser(t)).username, TEST_PASSWORD));
+    const attackerFields = formFields(await (await attacker.get(authorizeQuery())).text());
+    // The victim's browser with the attacker's token in the form: refused.
+    expect((await pages.post('/oauth/authorize', { ...fields, _csrf: attackerFields._csrf! })).status).toBe(403);
+    // The victim's session with the attacker's CSRF cookie and matching token planted: refused (bound to the session).
+    const planted = await fetch(`${t.url}/oauth/authorize`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: t.url,
+        cookie: `agora_session=${pages.cookie('agora_session')}; agora_csrf=${attacker.cookie('agora_csrf')}`,
+      },
+      body: new URLSearchParams({ ...fields, _csrf: attackerFields._csrf! }).toString(),
+    });
+    expect(planted.status).toBe(403);
+    // A token from before signing in again belongs to the old session: refused.
+    const again = new Browser(t.url);
+    await again.follow(await signIn(again, pagesUser.username, TEST_PASSWORD));
+    const old = formFields(await (await again.get(authorizeQuery())).text());
+    expect((await again.post('/sign-out', { _csrf: old._csrf! })).status).toBe(303);
+    await again.follow(await signIn(again, pagesUser.username, TEST_PASSWORD));
+    expect((await again.post('/oauth/authorize', { ...old, decision: 'approve' })).status).toBe(403);
   });
 
   it('answer a wrong password with one generic message and status 401', async () => {

@@ -59,34 +59,50 @@ describe('sign-in throttling', () => {
 });
 
 describe('session cookies', () => {
-  it('are HttpOnly and SameSite=Lax, and Secure when BASE_URL is https', async () => {
+  it('are __Host- prefixed, HttpOnly, Secure and SameSite when BASE_URL is https, and HSTS is sent', async () => {
     const secure = await startTestApp({ BASE_URL: 'https://agora.example.com' });
     try {
       const user = await createUser(secure);
       const form = await fetch(`${secure.url}/sign-in`);
-      const csrfCookie = form.headers.getSetCookie().find((c) => c.startsWith('agora_csrf='))!;
+      expect(form.headers.get('strict-transport-security')).toBe('max-age=31536000; includeSubDomains');
+      const csrfCookie = form.headers.getSetCookie().find((c) => c.startsWith('__Host-agora_csrf='))!;
       expect(csrfCookie).toMatch(/HttpOnly/i);
       expect(csrfCookie).toMatch(/Secure/i);
       expect(csrfCookie).toMatch(/SameSite=Strict/i);
+      expect(csrfCookie).toMatch(/Path=\//);
+      expect(csrfCookie).not.toMatch(/Domain=/i);
+      const secret = /^__Host-agora_csrf=([^;]+)/.exec(csrfCookie)![1]!;
       const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
       const res = await fetch(`${secure.url}/sign-in`, {
         method: 'POST',
         redirect: 'manual',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `agora_csrf=${csrf}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: 'https://agora.example.com',
+          cookie: `__Host-agora_csrf=${secret}`,
+        },
         body: new URLSearchParams({ _csrf: csrf, login: user.username, password: TEST_PASSWORD, return_to: '/' }).toString(),
       });
       expect(res.status).toBe(303);
-      const session = res.headers.getSetCookie().find((c) => c.startsWith('agora_session='))!;
+      const session = res.headers.getSetCookie().find((c) => c.startsWith('__Host-agora_session='))!;
       expect(session).toMatch(/HttpOnly/i);
       expect(session).toMatch(/SameSite=Lax/i);
       expect(session).toMatch(/Secure/i);
+      expect(session).toMatch(/Path=\//);
+      // An unprefixed cookie (which another host could have planted) is not a session.
+      const value = /^__Host-agora_session=([^;]+)/.exec(session)![1]!;
+      const planted = await fetch(`${secure.url}/account`, { redirect: 'manual', headers: { cookie: `agora_session=${value}` } });
+      expect(planted.status).toBe(303);
+      const real = await fetch(`${secure.url}/account`, { redirect: 'manual', headers: { cookie: `__Host-agora_session=${value}` } });
+      expect(real.status).toBe(200);
     } finally {
       await secure.close();
     }
   });
 
-  it('are not Secure over plain http (local development)', async () => {
+  it('are not Secure over plain http (local development), where no HSTS is sent', async () => {
     const res = await fetch(`${t.url}/sign-in`);
     expect(res.headers.getSetCookie().find((c) => c.startsWith('agora_csrf='))).not.toMatch(/Secure/i);
+    expect(res.headers.get('strict-transport-security')).toBeNull();
   });
 });

@@ -8,12 +8,19 @@ export class Browser {
     return this.request(path, { method: 'GET' });
   }
 
-  async post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+  async post(path: string, form: Record<string, string> | URLSearchParams, headers: Record<string, string> = {}): Promise<Response> {
     return this.request(path, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(this.baseUrl).origin, ...headers },
       body: new URLSearchParams(form).toString(),
     });
+  }
+
+  /** Posts a form and follows the site's redirect (post/redirect/get) to the page it leads to. */
+  async submit(path: string, form: Record<string, string> | URLSearchParams): Promise<{ posted: Response; page: Response; html: string }> {
+    const posted = await this.post(path, form);
+    const { res: page } = await this.follow(posted);
+    return { posted, page, html: page === posted ? '' : await page.text() };
   }
 
   /** Follows redirects within this site; stops at the first one leaving it (the client's redirect URI). */
@@ -34,11 +41,9 @@ export class Browser {
   private async request(path: string, init: RequestInit): Promise<Response> {
     const url = path.startsWith('http') ? path : `${this.baseUrl}${path}`;
     const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(url, {
-      ...init,
-      redirect: 'manual',
-      headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) },
-    });
+    // A header given as '' is left out (a request without Origin, say).
+    const headers = Object.fromEntries(Object.entries((init.headers ?? {}) as Record<string, string>).filter(([, v]) => v !== ''));
+    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...headers, ...(cookie ? { cookie } : {}) } });
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const [name, ...value] = pair!.split('=');
