@@ -25,6 +25,7 @@ export function coreModules(config: AppConfig, target: DatabaseTarget) {
     ClockModule,
     DatabaseModule.forRoot(config, target),
     AuthModule,
+    WebModule,
     UsersModule,
     PersonalTokensModule,
     OAuthModule,
@@ -38,7 +39,7 @@ export class AppModule {
   static forRoot(config: AppConfig, target: DatabaseTarget): DynamicModule {
     return {
       module: AppModule,
-      imports: [...coreModules(config, target), WebModule, DashboardModule, GraphqlModule, HealthModule, HousekeepingModule],
+      imports: [...coreModules(config, target), DashboardModule, GraphqlModule, HealthModule, HousekeepingModule],
       providers: [{ provide: APP_FILTER, useClass: HttpExceptionFilter }],
     };
   }

@@ -77,7 +77,9 @@ export function validatePassword(password: string, user: { username: string; ema
   if (COMMON_PASSWORDS.has(lower) || new Set(lower).size < 4) {
     throw new UserError('WEAK_PASSWORD', 'Password is too easy to guess', 'password');
   }
-  if (lower.includes(user.username.toLowerCase()) || lower === user.email.toLowerCase()) {
+  // Only a valid username is compared: an invalid one is reported on its own field.
+  const username = USERNAME_PATTERN.test(user.username) ? user.username.toLowerCase() : undefined;
+  if ((username && lower.includes(username)) || lower === user.email.toLowerCase()) {
     throw new UserError('WEAK_PASSWORD', 'Password must not contain your username or email', 'password');
   }
 }
