@@ -107,7 +107,7 @@ export function accountPage(o: AccountPageOptions): string {
       ${
         active.length === 0
           ? html`<p class="empty">You have no active personal access tokens.</p>`
-          : html`<table>
+          : html`<table class="stack">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
@@ -122,12 +122,12 @@ export function accountPage(o: AccountPageOptions): string {
                 ${active.map(
                   (t) =>
                     html`<tr>
-                      <td>${t.name}</td>
-                      <td>${t.scopes.map((s) => html`<span class="tag">${s}</span>`)}</td>
-                      <td>${isoDay(t.createdAt)}</td>
-                      <td>${t.lastUsedAt ? isoDay(t.lastUsedAt) : 'Never'}</td>
-                      <td>${t.expiresAt ? isoDay(t.expiresAt) : 'Never'}</td>
-                      <td><a class="button secondary" href="/account/tokens/${t.id}/revoke">Revoke…</a></td>
+                      <td class="row-title" data-label="Name">${t.name}</td>
+                      <td data-label="Scopes">${t.scopes.map((s) => html`<span class="tag">${s}</span>`)}</td>
+                      <td class="date" data-label="Created">${isoDay(t.createdAt)}</td>
+                      <td class="date" data-label="Last used">${t.lastUsedAt ? isoDay(t.lastUsedAt) : 'Never'}</td>
+                      <td class="date" data-label="Expires">${t.expiresAt ? isoDay(t.expiresAt) : 'Never'}</td>
+                      <td class="row-action"><a class="button secondary" href="/account/tokens/${t.id}/revoke">Revoke…</a></td>
                     </tr>`,
                 )}
               </tbody>

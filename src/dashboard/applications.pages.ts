@@ -67,7 +67,7 @@ export function applicationsPage(
       ${
         o.applications.length === 0
           ? html`<p class="empty">You have not registered an application yet.</p>`
-          : html`<table>
+          : html`<table class="stack">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
@@ -80,10 +80,10 @@ export function applicationsPage(
                 ${o.applications.map(
                   (a) =>
                     html`<tr>
-                      <td><a href="/applications/${a.id}">${a.name}</a></td>
-                      <td><code>${a.clientId}</code></td>
-                      <td>${tags(a.scopes)}</td>
-                      <td>${isoDay(a.createdAt)}</td>
+                      <td class="row-title" data-label="Name"><a href="/applications/${a.id}">${a.name}</a></td>
+                      <td data-label="Application ID"><code>${a.clientId}</code></td>
+                      <td data-label="Scopes">${tags(a.scopes)}</td>
+                      <td class="date" data-label="Created">${isoDay(a.createdAt)}</td>
                     </tr>`,
                 )}
               </tbody>
@@ -203,7 +203,7 @@ export function authorizedPage(o: Common & { grants: AuthorizedApplication[]; no
       ${
         o.grants.length === 0
           ? html`<p class="empty">You have not authorized any application.</p>`
-          : html`<table>
+          : html`<table class="stack">
               <thead>
                 <tr>
                   <th scope="col">Application</th>
@@ -216,10 +216,12 @@ export function authorizedPage(o: Common & { grants: AuthorizedApplication[]; no
                 ${o.grants.map(
                   (g) =>
                     html`<tr>
-                      <td>${g.name}</td>
-                      <td>${tags(g.scopes)}</td>
-                      <td>${isoDay(g.createdAt)}</td>
-                      <td><a class="button danger" href="/account/authorized/${g.applicationId}/revoke">Revoke access…</a></td>
+                      <td class="row-title" data-label="Application">${g.name}</td>
+                      <td data-label="Scopes">${tags(g.scopes)}</td>
+                      <td class="date" data-label="Authorized">${isoDay(g.createdAt)}</td>
+                      <td class="row-action">
+                        <a class="button danger" href="/account/authorized/${g.applicationId}/revoke">Revoke access…</a>
+                      </td>
                     </tr>`,
                 )}
               </tbody>

@@ -23,25 +23,31 @@ export function page({ title, body, user, csrfToken, narrow, current, notice }: 
         <title>${title} · Agora</title>
         <link rel="stylesheet" href="/assets/app.css" />
         <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml" />
+        <script src="/assets/app.js" defer></script>
       </head>
       <body>
         <header class="topbar">
           <a class="brand" href="/">Agora</a>
           ${
             user
-              ? html`<nav class="main" aria-label="Main">
-                    <a href="/account" ${current === 'account' ? html`aria-current="page"` : ''}>Account &amp; tokens</a>
-                    <a href="/applications" ${current === 'applications' ? html`aria-current="page"` : ''}>Applications</a>
-                    <a href="/account/authorized" ${current === 'authorized' ? html`aria-current="page"` : ''}>Authorized apps</a>
-                    <a href="/explorer" ${current === 'explorer' ? html`aria-current="page"` : ''}>API explorer</a>
-                  </nav>
-                  <nav class="account">
-                    <span class="who">${user.name} <span class="muted">@${user.username}</span></span>
-                    <form method="post" action="/sign-out">
-                      <input type="hidden" name="_csrf" value="${csrfToken ?? ''}" />
-                      <button class="link" type="submit">Sign out</button>
-                    </form>
-                  </nav>`
+              ? html`<details class="menu">
+                  <summary>Menu</summary>
+                  <div class="menu-items">
+                    <nav class="main" aria-label="Main">
+                      <a href="/account" ${current === 'account' ? html`aria-current="page"` : ''}>Account &amp; tokens</a>
+                      <a href="/applications" ${current === 'applications' ? html`aria-current="page"` : ''}>Applications</a>
+                      <a href="/account/authorized" ${current === 'authorized' ? html`aria-current="page"` : ''}>Authorized apps</a>
+                      <a href="/explorer" ${current === 'explorer' ? html`aria-current="page"` : ''}>API explorer</a>
+                    </nav>
+                    <div class="account">
+                      <span class="who">${user.name} <span class="muted">@${user.username}</span></span>
+                      <form method="post" action="/sign-out">
+                        <input type="hidden" name="_csrf" value="${csrfToken ?? ''}" />
+                        <button class="link" type="submit">Sign out</button>
+                      </form>
+                    </div>
+                  </div>
+                </details>`
               : null
           }
         </header>

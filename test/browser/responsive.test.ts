@@ -1,0 +1,243 @@
+import { resolve } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { GrantsService } from '../../src/oauth/grants.service.js';
+import { ApplicationsService } from '../../src/oauth/applications.service.js';
+import { PersonalTokensService } from '../../src/personal-tokens/personal-tokens.service.js';
+import { UsersService } from '../../src/users/users.service.js';
+import { ROOT } from '../support/processes.js';
+import { freePort, startTestApp, TestApp } from '../support/test-app.js';
+import { launchChromium } from './chromium.js';
+
+// Every page at a phone's width and a laptop's: nothing may scroll sideways, and Sign out stays reachable.
+
+const SHOTS = resolve(ROOT, 'docs/screenshots');
+const WIDTHS = [
+  { width: 390, height: 844 },
+  { width: 1280, height: 800 },
+];
+/** Below this width the navigation is expected to be collapsed behind its Menu button. */
+const COLLAPSED_BELOW = 1024;
+
+// Long names, addresses and identifiers on purpose: they are what overflows a phone.
+const USER = {
+  username: 'katherine-coleman-goble-johnson',
+  email: 'katherine.coleman.goble.johnson@flight-research.langley.example.com',
+  name: 'Katherine Coleman Goble Johnson',
+  password: 'orbital-mechanics-1962-langley',
+};
+const LONG_REDIRECT = 'https://mission-planner.flight-research.example.com/oauth/callback/agora?tenant=langley-research-center';
+const CALLBACK = 'http://localhost:4000/callback';
+
+let t: TestApp;
+let browser: Browser;
+/** Cookies of a browser signed in as USER through the sign-in page. */
+let signedInState: Awaited<ReturnType<BrowserContext['storageState']>>;
+const data = { tokenId: '', applicationId: '', clientId: '' };
+
+interface PageCase {
+  /** File name stem of the screenshots, docs/screenshots/<name>-<width>.png */
+  name: string;
+  signedIn: boolean;
+  /** Brings the page to the state to check (navigates, fills forms…). */
+  open: (page: Page) => Promise<unknown>;
+}
+
+const visit = (path: () => string, waitFor?: string) => async (page: Page) => {
+  await page.goto(`${t.config.baseUrl}${path()}`);
+  if (waitFor) await page.waitForSelector(waitFor);
+};
+
+function authorizeQuery(clientId: string): string {
+  return new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: CALLBACK,
+    scope: 'openid profile email api read_api',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+    state: 'responsive-state',
+  }).toString();
+}
+
+// One line per page; add new pages here.
+const PAGES: PageCase[] = [
+  { name: 'sign-in', signedIn: false, open: visit(() => '/sign-in') },
+  {
+    name: 'sign-in-error',
+    signedIn: false,
+    open: async (page) => {
+      await visit(() => '/sign-in')(page);
+      await page.fill('#login', USER.email);
+      await page.fill('#password', 'not-the-password');
+      await page.click('button[type=submit]');
+      await page.waitForSelector('.alert.error');
+    },
+  },
+  { name: 'sign-up', signedIn: false, open: visit(() => '/sign-up') },
+  {
+    name: 'sign-up-errors',
+    signedIn: false,
+    open: async (page) => {
+      await visit(() => '/sign-up')(page);
+      await page.fill('#name', USER.name);
+      await page.fill('#username', USER.username);
+      await page.fill('#email', 'not-an-address-but-a-very-long-string-without-any-at-sign-in-it');
+      await page.fill('#password', 'short');
+      await page.click('button[type=submit]');
+      await page.waitForSelector('.field-error');
+    },
+  },
+  {
+    name: 'authorization-error',
+    signedIn: false,
+    open: visit(() => `/oauth/authorize?client_id=no-such-client&redirect_uri=${encodeURIComponent(LONG_REDIRECT)}`, '.alert.error'),
+  },
+  { name: 'home', signedIn: true, open: visit(() => '/') },
+  { name: 'account', signedIn: true, open: visit(() => '/account', 'tbody tr') },
+  {
+    name: 'account-token-created',
+    signedIn: true,
+    open: async (page) => {
+      await visit(() => '/account')(page);
+      await page.fill('#token-name', 'release pipeline for the flight research dashboards');
+      await page.check('input[value=api]');
+      await page.click('text=Create token');
+      await page.waitForSelector('#new-token');
+    },
+  },
+  { name: 'token-revoke', signedIn: true, open: visit(() => `/account/tokens/${data.tokenId}/revoke`, 'text=Revoke token') },
+  { name: 'applications', signedIn: true, open: visit(() => '/applications', 'tbody tr') },
+  { name: 'application', signedIn: true, open: visit(() => `/applications/${data.applicationId}`, '#client-id') },
+  {
+    name: 'application-delete',
+    signedIn: true,
+    open: visit(() => `/applications/${data.applicationId}/delete`, 'text=Delete application'),
+  },
+  { name: 'authorized', signedIn: true, open: visit(() => '/account/authorized', 'tbody tr') },
+  {
+    name: 'consent',
+    signedIn: true,
+    open: visit(() => `/oauth/authorize?${authorizeQuery(data.clientId)}`, 'text=wants to use your Agora account'),
+  },
+  { name: 'explorer', signedIn: true, open: visit(() => '/explorer', '#query') },
+];
+
+/**
+ * Runs in the page: everything (elements and text) whose right edge passes the viewport, unless it sits in a
+ * scrolling box that itself fits; what is not rendered (a closed menu) does not count. A plain string, as the test's TypeScript has no DOM types.
+ */
+const OVERFLOWING = `(() => {
+  const limit = window.innerWidth + 1;
+  const scrolls = (el) => /(auto|scroll)/.test(getComputedStyle(el).overflowX);
+  const contained = (node) => {
+    for (let el = node.parentElement; el && el !== document.documentElement; el = el.parentElement) {
+      if (scrolls(el) && el.getBoundingClientRect().right <= limit) return true;
+    }
+    return false;
+  };
+  const describe = (el) =>
+    el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (el.classList.length ? '.' + [...el.classList].join('.') : '');
+  const shown = (el) => el.checkVisibility({ contentVisibilityAuto: true });
+  const found = [];
+  for (const el of document.body.querySelectorAll('*')) {
+    const box = el.getBoundingClientRect();
+    if ((box.width === 0 && box.height === 0) || !shown(el)) continue;
+    if (box.right > limit && !contained(el)) found.push(describe(el) + ' right=' + Math.round(box.right));
+  }
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+    if (!text.textContent.trim() || !shown(text.parentElement)) continue;
+    const range = document.createRange();
+    range.selectNodeContents(text);
+    const box = range.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) continue;
+    if (box.right > limit && !contained(text)) {
+      found.push('text "' + text.textContent.trim().slice(0, 40) + '" in ' + describe(text.parentElement) + ' right=' + Math.round(box.right));
+    }
+  }
+  return found;
+})()`;
+
+async function expectNoHorizontalOverflow(page: Page): Promise<void> {
+  expect(await page.evaluate<string[]>(OVERFLOWING)).toEqual([]);
+  const { scrollWidth, innerWidth } = await page.evaluate<{ scrollWidth: number; innerWidth: number }>(
+    '({ scrollWidth: document.documentElement.scrollWidth, innerWidth })',
+  );
+  expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+}
+
+/** Sign out is visible at once on wide screens, behind the Menu button on narrow ones, and inside the viewport. */
+async function expectSignOutReachable(page: Page, width: number): Promise<void> {
+  const signOut = page.getByRole('button', { name: 'Sign out' });
+  if (width < COLLAPSED_BELOW) {
+    expect(await signOut.isVisible()).toBe(false);
+    await page.locator('header summary').click();
+  }
+  expect(await signOut.isVisible()).toBe(true);
+  const box = (await signOut.boundingBox())!;
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width).toBeLessThanOrEqual(width);
+  expect(box.y).toBeGreaterThanOrEqual(0);
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  t = await startTestApp({ BASE_URL: `http://localhost:${port}`, PORT: String(port) }, { port });
+  browser = await launchChromium();
+
+  const user = await t.get(UsersService).create(USER);
+  const { personalToken } = await t
+    .get(PersonalTokensService)
+    .create(user.id, { name: 'nightly export of the flight research schedule', scopes: ['api', 'read_api'] });
+  data.tokenId = personalToken.id;
+  const applications = t.get(ApplicationsService);
+  const { application } = await applications.create(user.id, {
+    name: 'Mission Planner for the Flight Research Division',
+    redirectUris: [LONG_REDIRECT, CALLBACK],
+    scopes: ['openid', 'profile', 'email', 'api', 'read_api'],
+  });
+  data.applicationId = application.id;
+  data.clientId = application.clientId;
+  const { application: approved } = await applications.create(user.id, {
+    name: 'Orbit Tracker Community Edition',
+    redirectUris: [CALLBACK],
+    scopes: ['openid', 'profile', 'api'],
+  });
+  await t.get(GrantsService).remember(user.id, approved.id, ['openid', 'profile', 'api']);
+
+  // Signs in through the page, once; every signed-in case reuses these cookies.
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${t.config.baseUrl}/sign-in`);
+  await page.fill('#login', USER.username);
+  await page.fill('#password', USER.password);
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${t.config.baseUrl}/`);
+  signedInState = await context.storageState();
+  await context.close();
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+describe.each(PAGES)('the $name page', (pageCase) => {
+  it.each(WIDTHS)('fits $width px without scrolling sideways', async (viewport) => {
+    const context = await browser.newContext({ viewport, storageState: pageCase.signedIn ? signedInState : undefined });
+    try {
+      const page = await context.newPage();
+      await pageCase.open(page);
+      await page.screenshot({ path: `${SHOTS}/${pageCase.name}-${viewport.width}.png`, fullPage: true });
+      await expectNoHorizontalOverflow(page);
+      if (pageCase.signedIn) {
+        await expectSignOutReachable(page, viewport.width);
+        await expectNoHorizontalOverflow(page); // the opened menu fits too
+        if (pageCase.name === 'home' && viewport.width < COLLAPSED_BELOW) {
+          await page.screenshot({ path: `${SHOTS}/menu-open-${viewport.width}.png` });
+        }
+      }
+    } finally {
+      await context.close();
+    }
+  });
+});
