@@ -6,10 +6,11 @@ import { OAuthModule } from '../oauth/oauth.module.js';
 import { AccountController } from './account.controller.js';
 import { ApplicationsController } from './applications.controller.js';
 import { ExplorerController } from './explorer.controller.js';
+import { SecurityController } from './security.controller.js';
 
 /** The dashboard pages for signed-in users. */
 @Module({
   imports: [SessionsModule, PersonalTokensModule, OAuthModule, UsersModule],
-  controllers: [AccountController, ApplicationsController, ExplorerController],
+  controllers: [AccountController, SecurityController, ApplicationsController, ExplorerController],
 })
 export class DashboardModule {}

@@ -4,6 +4,7 @@ import { UserEntity } from '../users/user.entity.js';
 @Entity({ name: 'sessions' })
 @Index('sessions_user_id_idx', ['userId'])
 @Check('sessions_token_hash_check', `token_hash ~ '^[0-9a-f]{64}$'`)
+@Check('sessions_user_agent_check', `char_length(user_agent) <= 256`)
 export class SessionEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -30,4 +31,8 @@ export class SessionEntity {
 
   @Column({ name: 'expires_at', type: 'timestamptz' })
   expiresAt: Date;
+
+  /** The browser's User-Agent when it signed in, shortened: shown in the list of active sessions. */
+  @Column({ name: 'user_agent', type: 'text', nullable: true })
+  userAgent: string | null;
 }

@@ -17,7 +17,7 @@ export class WebSession {
   async signIn(req: FastifyRequest, userId: string): Promise<CookieChange[]> {
     const previous = req.cookies[this.cookies.session];
     if (previous) await this.sessions.destroy(previous);
-    const { cookieValue, expiresAt } = await this.sessions.create(userId);
+    const { cookieValue, expiresAt } = await this.sessions.create(userId, req.headers['user-agent']);
     return [{ name: this.cookies.session, value: cookieValue, options: this.cookies.options('lax', { expires: expiresAt }) }];
   }
 

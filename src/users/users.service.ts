@@ -5,7 +5,8 @@ import { CredentialVerifier } from '../auth/credential-verifier.js';
 import { PasswordHasher } from './password-hasher.js';
 import { UserEntity } from './user.entity.js';
 import { toUser, User } from './user.model.js';
-import { NewUserInput, validateName, validateNewUser } from './user-validation.js';
+import { NewUserInput, validateEmail, validateName, validateNewUser, validatePassword } from './user-validation.js';
+import { checkAll } from '../errors/domain-error.js';
 import { UserError } from './users.errors.js';
 
 @Injectable()
@@ -54,6 +55,51 @@ export class UsersService {
     return toUser(entity);
   }
 
+  /**
+   * Changes the user's own password: the current one is required, the new one must pass the same
+   * rules as at sign-up. Every invalid field is reported at once.
+   */
+  async changePassword(id: string, input: { currentPassword: string; newPassword: string }): Promise<void> {
+    const entity = await this.users.findOneByOrFail({ id });
+    const currentOk = await this.passwords.verify(entity.passwordHash, input.currentPassword);
+    checkAll({
+      currentPassword: () => {
+        if (!currentOk) throw new UserError('WRONG_PASSWORD', 'Current password is incorrect', 'currentPassword');
+      },
+      newPassword: () => validateNewPassword(input.newPassword, entity),
+    });
+    await this.users.update({ id }, { passwordHash: await this.passwords.hash(input.newPassword) });
+  }
+
+  /** Changes the user's e-mail address; the current password confirms it is them. */
+  async changeEmail(id: string, input: { currentPassword: string; email: string }): Promise<User> {
+    const entity = await this.users.findOneByOrFail({ id });
+    const currentOk = await this.passwords.verify(entity.passwordHash, input.currentPassword);
+    const email = input.email.trim();
+    checkAll({
+      currentPassword: () => {
+        if (!currentOk) throw new UserError('WRONG_PASSWORD', 'Current password is incorrect', 'currentPassword');
+      },
+      email: () => validateEmail(email),
+    });
+    try {
+      await this.users.update({ id }, { email });
+    } catch (err) {
+      throw uniqueViolationToUserError(err) ?? err;
+    }
+    this.credentials.forgetUser(id);
+    return toUser(await this.users.findOneByOrFail({ id }));
+  }
+
+  /** An operator sets a user's password (a user who cannot sign in); same rules as at sign-up. */
+  async setPassword(username: string, password: string): Promise<User> {
+    const entity = await this.findEntityByLogin(username, 'username');
+    if (!entity) throw new UserError('USER_NOT_FOUND', `No user with username "${username}"`, 'username');
+    validateNewPassword(password, entity);
+    await this.users.update({ id: entity.id }, { passwordHash: await this.passwords.hash(password) });
+    return toUser(entity);
+  }
+
   async getByUsername(username: string): Promise<User> {
     const entity = await this.findEntityByLogin(username, 'username');
     if (!entity) throw new UserError('USER_NOT_FOUND', `No user with username "${username}"`, 'username');
@@ -90,4 +136,14 @@ function uniqueViolationToUserError(err: unknown): UserError | undefined {
   if (constraint === 'users_username_lower_key') return new UserError('USERNAME_TAKEN', 'Username is already taken', 'username');
   if (constraint === 'users_email_lower_key') return new UserError('EMAIL_TAKEN', 'Email is already registered', 'email');
   return undefined;
+}
+
+/** The sign-up password rules, reported on the form's `newPassword` field. */
+function validateNewPassword(password: string, user: { username: string; email: string }): void {
+  try {
+    validatePassword(password, user);
+  } catch (err) {
+    if (err instanceof UserError) throw new UserError('WEAK_PASSWORD', err.message, 'newPassword');
+    throw err;
+  }
 }

@@ -11,7 +11,7 @@ export interface PageOptions {
   /** A one-time confirmation of what the previous form did ("Token revoked"). */
   notice?: string;
   /** Which main navigation entry is this page. */
-  current?: 'account' | 'applications' | 'authorized' | 'explorer';
+  current?: 'account' | 'security' | 'applications' | 'authorized' | 'explorer';
 }
 
 export function page({ title, body, user, csrfToken, narrow, current, notice }: PageOptions): string {
@@ -35,6 +35,7 @@ export function page({ title, body, user, csrfToken, narrow, current, notice }: 
                   <div class="menu-items">
                     <nav class="main" aria-label="Main">
                       <a href="/account" ${current === 'account' ? html`aria-current="page"` : ''}>Account &amp; tokens</a>
+                      <a href="/account/security" ${current === 'security' ? html`aria-current="page"` : ''}>Security</a>
                       <a href="/applications" ${current === 'applications' ? html`aria-current="page"` : ''}>Applications</a>
                       <a href="/account/authorized" ${current === 'authorized' ? html`aria-current="page"` : ''}>Authorized apps</a>
                       <a href="/explorer" ${current === 'explorer' ? html`aria-current="page"` : ''}>API explorer</a>

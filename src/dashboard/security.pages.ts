@@ -1,0 +1,160 @@
+import type { ActiveSession, SignedInUser } from '../sessions/sessions.service.js';
+import { html } from '../web/html.js';
+import { fieldError, page } from '../web/layout.js';
+import { PASSWORD_MIN_LENGTH } from '../users/user-validation.js';
+
+export interface SecurityPageOptions {
+  signedIn: SignedInUser;
+  csrfToken: string;
+  sessions: ActiveSession[];
+  notice?: string;
+  /** Errors of the password form, per field. */
+  passwordErrors?: Record<string, string>;
+  /** Errors and typed value of the e-mail form. */
+  emailErrors?: Record<string, string>;
+  email?: string;
+}
+
+function passwordInput(id: string, name: string, label: string, autocomplete: string, error?: string, hint?: string) {
+  return html`<label for="${id}">${label}</label>
+    <input
+      id="${id}"
+      name="${name}"
+      type="password"
+      autocomplete="${autocomplete}"
+      required
+      aria-invalid="${error ? 'true' : 'false'}"
+      ${hint ? html`aria-describedby="${id}-hint"` : ''}
+    />
+    ${hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : null} ${fieldError(error, id)}`;
+}
+
+/** A short name for a browser from its User-Agent ("Firefox on Linux"), or what it said. */
+export function describeBrowser(userAgent: string | null): string {
+  if (!userAgent) return 'Unknown browser';
+  const browser = /Edg\//.test(userAgent)
+    ? 'Edge'
+    : /Firefox\//.test(userAgent)
+      ? 'Firefox'
+      : /Chrom(e|ium)\//.test(userAgent)
+        ? 'Chrome'
+        : /Safari\//.test(userAgent)
+          ? 'Safari'
+          : undefined;
+  const os = /Android/.test(userAgent)
+    ? 'Android'
+    : /iPhone|iPad/.test(userAgent)
+      ? 'iOS'
+      : /Mac OS X/.test(userAgent)
+        ? 'macOS'
+        : /Windows/.test(userAgent)
+          ? 'Windows'
+          : /Linux/.test(userAgent)
+            ? 'Linux'
+            : undefined;
+  return browser && os ? `${browser} on ${os}` : browser ?? userAgent.slice(0, 60);
+}
+
+const when = (date: Date) => new Date(date).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+
+export function securityPage(o: SecurityPageOptions): string {
+  const pe = o.passwordErrors ?? {};
+  const ee = o.emailErrors ?? {};
+  return page({
+    title: 'Security',
+    user: o.signedIn.user,
+    csrfToken: o.csrfToken,
+    current: 'security',
+    notice: o.notice,
+    body: html` <h1>Security</h1>
+      <p class="lead">Your password, your e-mail address, and where you are signed in.</p>
+
+      <h2 class="section" id="password">Change password</h2>
+      <div class="card">
+        <form method="post" action="/account/password" novalidate>
+          <input type="hidden" name="_csrf" value="${o.csrfToken}" />
+          ${passwordInput('current-password', 'current_password', 'Current password', 'current-password', pe.currentPassword)}
+          ${passwordInput(
+            'new-password',
+            'new_password',
+            'New password',
+            'new-password',
+            pe.newPassword,
+            `At least ${PASSWORD_MIN_LENGTH} characters. Your other browsers are signed out.`,
+          )}
+          <div class="actions"><button type="submit">Change password</button></div>
+        </form>
+      </div>
+
+      <h2 class="section" id="email">E-mail address</h2>
+      <div class="card">
+        <p>Now: <strong class="wrap">${o.signedIn.user.email}</strong></p>
+        <form method="post" action="/account/email" novalidate>
+          <input type="hidden" name="_csrf" value="${o.csrfToken}" />
+          <label for="email">New e-mail address</label>
+          <input
+            id="email"
+            name="email"
+            type="email"
+            autocomplete="email"
+            required
+            value="${o.email ?? ''}"
+            aria-invalid="${ee.email ? 'true' : 'false'}"
+          />
+          ${fieldError(ee.email, 'email')}
+          ${passwordInput('email-current-password', 'current_password', 'Current password', 'current-password', ee.currentPassword)}
+          <div class="actions"><button type="submit" class="secondary">Change e-mail address</button></div>
+        </form>
+      </div>
+
+      <h2 class="section" id="sessions">Where you are signed in</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Browser</th>
+            <th scope="col">Signed in</th>
+            <th scope="col">Last active</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${o.sessions.map(
+            (s) =>
+              html`<tr>
+                <td class="row-title" data-label="Browser">
+                  ${describeBrowser(s.userAgent)} ${s.id === o.signedIn.sessionId ? html`<span class="tag">this browser</span>` : null}
+                </td>
+                <td class="date" data-label="Signed in">${when(s.signedInAt)}</td>
+                <td class="date" data-label="Last active">${when(s.lastSeenAt)}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+      <div class="actions">
+        <a class="button danger" href="/account/sessions/sign-out-everywhere">Sign out everywhere…</a>
+      </div>`,
+  });
+}
+
+export function confirmSignOutEverywherePage(o: { signedIn: SignedInUser; csrfToken: string; count: number }): string {
+  return page({
+    title: 'Sign out everywhere',
+    narrow: true,
+    user: o.signedIn.user,
+    csrfToken: o.csrfToken,
+    current: 'security',
+    body: html`<div class="card">
+      <h1>Sign out everywhere?</h1>
+      <p>
+        ${o.count === 1 ? 'Your one session ends' : `All ${o.count} of your sessions end`}, this browser's included: you will need to sign in
+        again. Personal access tokens and applications you authorized keep working.
+      </p>
+      <form method="post" action="/account/sessions/sign-out-everywhere">
+        <input type="hidden" name="_csrf" value="${o.csrfToken}" />
+        <div class="actions stretch">
+          <a class="button secondary" href="/account/security#sessions">Cancel</a>
+          <button type="submit" class="danger">Sign out everywhere</button>
+        </div>
+      </form>
+    </div>`,
+  });
+}
