@@ -47,7 +47,7 @@ export class SignInController {
     if (!this.session.acceptForm(req, reply)) return reply;
     const login = typeof body.login === 'string' ? body.login : '';
     const password = typeof body.password === 'string' ? body.password : '';
-    const wait = await this.throttle.retryAfterSeconds(login, req.ip);
+    const wait = await this.throttle.reserveAttempt(login, req.ip);
     if (wait > 0) {
       const minutes = Math.ceil(wait / 60);
       const form = signInPage({
@@ -61,11 +61,10 @@ export class SignInController {
     }
     const user = login && password ? await this.users.verifyCredentials(login, password) : null;
     if (!user) {
-      await this.throttle.recordFailure(login, req.ip);
       const form = signInPage({ csrfToken: this.session.csrfToken(req, reply), returnTo: target, login, error: FAILED });
       return sendPage(reply, form, { status: 401 });
     }
-    await this.throttle.recordSuccess(login);
+    await this.throttle.recordSuccess(login, req.ip);
     await this.session.signIn(req, reply, user.id);
     return reply.redirect(target, 303);
   }

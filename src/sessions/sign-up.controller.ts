@@ -37,21 +37,22 @@ export class SignUpController {
     const target = safeReturnTo(body?.return_to, this.config.baseUrl);
     if (!this.session.acceptForm(req, reply)) return reply;
     const values = { username: text(body.username), email: text(body.email), name: text(body.name) };
-    const wait = await this.throttle.signUpRetryAfterSeconds(req.ip);
-    if (wait > 0) {
+    const reservation = await this.throttle.reserveSignUp(req.ip);
+    if (!reservation.granted) {
+      const wait = reservation.retryAfterSeconds;
       const minutes = Math.ceil(wait / 60);
+      const reason = reservation.limit === 'accounts' ? 'Too many accounts were created' : 'Too many failed sign-ups';
       const form = signUpPage({
         csrfToken: this.session.csrfToken(req, reply),
         returnTo: target,
         values,
-        notice: `Too many accounts were created from your network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+        notice: `${reason} from your network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
       });
       void reply.header('retry-after', String(wait));
       return sendPage(reply, form, { status: 429 });
     }
     try {
-      const user = await this.users.create({ ...values, password: text(body.password) });
-      await this.throttle.recordSignUp(req.ip);
+      const user = await this.throttle.settleSignUp(reservation, () => this.users.create({ ...values, password: text(body.password) }));
       await this.session.signIn(req, reply, user.id);
       return reply.redirect(target, 303);
     } catch (err) {
