@@ -152,7 +152,7 @@ describe('administration CLI', () => {
       '--password',
       'another-long-pass',
     );
-    expect(email.stderr).toMatch(/Email is already registered/);
+    expect(email.stderr).toMatch(/This email address cannot be used for a new account/);
     expect(email.stderr).not.toMatch(/argon2|INSERT|PARAMETERS/);
   });
 

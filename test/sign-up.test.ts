@@ -39,7 +39,7 @@ describe('sign-up', () => {
 
   it.each([
     [{ username: 'taken-name' }, 'username', 'Username is already taken'],
-    [{ email: 'TAKEN@example.com' }, 'email', 'Email is already registered'],
+    [{ email: 'TAKEN@example.com' }, 'email', 'This email address cannot be used for a new account. If it is yours, sign in instead.'],
     [{ username: 'no spaces allowed' }, 'username', 'Username must be 2 to 39 characters'],
     [{ email: 'not-an-email' }, 'email', 'Email must be a valid address'],
     [{ password: 'short' }, 'password', 'Password must be at least 10 characters'],

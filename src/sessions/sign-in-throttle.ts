@@ -1,62 +1,109 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
-import { MoreThan, Repository } from 'typeorm';
+import { DataSource, EntityManager, MoreThan, Repository } from 'typeorm';
 import { Clock } from '../clock/clock.js';
+import { UserError } from '../users/users.errors.js';
 import { SignInFailureEntity } from './sign-in-failure.entity.js';
 
 const WINDOW_MS = 15 * 60_000;
 /** Failed attempts allowed in the window: per account (login), and per client address. */
 export const SIGN_IN_LIMITS = { login: 10, ip: 50 } as const;
-/** Accounts one client address may create in an hour. */
-export const SIGN_UP_LIMIT = { perAddress: 10, windowMs: 60 * 60_000 } as const;
+/** Accounts one client address may create in an hour, and sign-ups refused as "taken" it may cause. */
+export const SIGN_UP_LIMIT = { perAddress: 10, failedPerAddress: 20, windowMs: 60 * 60_000 } as const;
 
-function subject(kind: 'login' | 'ip' | 'signup', value: string): string {
+type SubjectKind = 'login' | 'ip' | 'signup' | 'signup-failed';
+
+function subject(kind: SubjectKind, value: string): string {
   return `${kind}:${createHash('sha256').update(value.trim().toLowerCase()).digest('hex')}`;
 }
 
+/** A 64-bit advisory lock key for a subject, the same on every instance. */
+function lockKey(key: string): bigint {
+  return BigInt.asIntN(64, BigInt(`0x${createHash('sha256').update(key).digest('hex').slice(0, 16)}`));
+}
+
+interface Quota {
+  subject: string;
+  limit: number;
+  windowMs: number;
+}
+
+/** A sign-up counted in advance against both of its address's limits, until `settleSignUp` knows the outcome. */
+export type SignUpReservation =
+  { granted: true; accountRow: string; failureRow: string } | { granted: false; retryAfterSeconds: number; limit: 'accounts' | 'failures' };
+
 /**
  * Throttles password guessing: too many failures for one account, or from one address, within 15
- * minutes make further attempts wait (HTTP 429 with Retry-After). Also slows mass sign-ups: 10 new
- * accounts per address and hour. Kept in the database so every instance sees the same counts.
+ * minutes make further attempts wait (HTTP 429 with Retry-After). Also slows mass sign-ups and account
+ * probing: 10 new accounts and 20 "taken" answers per address and hour. Kept in the database so every
+ * instance sees the same counts; each check and its record are one transaction under advisory locks on
+ * the subjects, so concurrent requests, on any number of instances, cannot overshoot a limit.
  */
 @Injectable()
 export class SignInThrottle {
   constructor(
     @InjectRepository(SignInFailureEntity) private readonly failures: Repository<SignInFailureEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
   ) {}
 
-  /** Seconds to wait before another attempt, or 0 when one is allowed now. */
-  async retryAfterSeconds(login: string, ip: string): Promise<number> {
-    const now = this.clock.now().getTime();
-    const waits = await Promise.all([
-      this.waitFor(subject('login', login), SIGN_IN_LIMITS.login, now),
-      this.waitFor(subject('ip', ip), SIGN_IN_LIMITS.ip, now),
+  /**
+   * 0 when this sign-in attempt may be checked, in which case it is already recorded as a failure of
+   * both the login and the address (a success takes that back: `recordSuccess`); otherwise the seconds
+   * to wait, and nothing is recorded.
+   */
+  async reserveAttempt(login: string, ip: string): Promise<number> {
+    const { retryAfterSeconds } = await this.reserve([
+      { subject: subject('login', login), limit: SIGN_IN_LIMITS.login, windowMs: WINDOW_MS },
+      { subject: subject('ip', ip), limit: SIGN_IN_LIMITS.ip, windowMs: WINDOW_MS },
     ]);
-    return Math.max(...waits);
+    return retryAfterSeconds;
   }
 
-  async recordFailure(login: string, ip: string): Promise<void> {
-    const createdAt = this.clock.now();
-    await this.failures.insert([
-      { subject: subject('login', login), createdAt },
-      { subject: subject('ip', ip), createdAt },
-    ]);
-  }
-
-  /** A successful sign-in forgives the account's earlier failures (not the address's). */
-  async recordSuccess(login: string): Promise<void> {
+  /**
+   * A successful sign-in forgives the account's earlier failures, and takes back the failure its own
+   * attempt reserved for the address (the newest: which one does not change the count).
+   */
+  async recordSuccess(login: string, ip?: string): Promise<void> {
     await this.failures.delete({ subject: subject('login', login) });
+    if (ip === undefined) return;
+    await this.failures.query(
+      `DELETE FROM sign_in_failures WHERE id = (SELECT id FROM sign_in_failures WHERE subject = $1 ORDER BY created_at DESC, id DESC LIMIT 1)`,
+      [subject('ip', ip)],
+    );
   }
 
-  /** Seconds before this address may create another account, or 0. */
-  async signUpRetryAfterSeconds(ip: string): Promise<number> {
-    return this.waitFor(subject('signup', ip), SIGN_UP_LIMIT.perAddress, this.clock.now().getTime(), SIGN_UP_LIMIT.windowMs);
+  /**
+   * Counts a sign-up from this address, before it is tried, both as an account created and as a
+   * "taken" answer; `settleSignUp` keeps the one that happened. Not granted: the seconds to wait and the
+   * limit reached, nothing recorded.
+   */
+  async reserveSignUp(ip: string): Promise<SignUpReservation> {
+    const quotas = [
+      { subject: subject('signup', ip), limit: SIGN_UP_LIMIT.perAddress, windowMs: SIGN_UP_LIMIT.windowMs },
+      { subject: subject('signup-failed', ip), limit: SIGN_UP_LIMIT.failedPerAddress, windowMs: SIGN_UP_LIMIT.windowMs },
+    ];
+    const { retryAfterSeconds, blockedBy, rows } = await this.reserve(quotas);
+    if (retryAfterSeconds > 0) return { granted: false, retryAfterSeconds, limit: blockedBy === quotas[0] ? 'accounts' : 'failures' };
+    return { granted: true, accountRow: rows[0]!, failureRow: rows[1]! };
   }
 
-  async recordSignUp(ip: string): Promise<void> {
-    await this.failures.insert({ subject: subject('signup', ip), createdAt: this.clock.now() });
+  /**
+   * Runs the sign-up a reservation was for and keeps the count its outcome calls for: an account
+   * created, a refusal as taken, or neither (any other refusal or error).
+   */
+  async settleSignUp<T>(reservation: Extract<SignUpReservation, { granted: true }>, signUp: () => Promise<T>): Promise<T> {
+    let result: T;
+    try {
+      result = await signUp();
+    } catch (err) {
+      const taken = err instanceof UserError && (err.code === 'USERNAME_TAKEN' || err.code === 'EMAIL_TAKEN');
+      await this.failures.delete(taken ? [reservation.accountRow] : [reservation.accountRow, reservation.failureRow]);
+      throw err;
+    }
+    await this.failures.delete([reservation.failureRow]);
+    return result;
   }
 
   async purgeExpired(): Promise<number> {
@@ -64,23 +111,49 @@ export class SignInThrottle {
     const result = await this.failures
       .createQueryBuilder()
       .delete()
-      .where(`(subject LIKE 'signup:%' AND created_at <= :signUps) OR (subject NOT LIKE 'signup:%' AND created_at <= :failures)`, {
-        signUps: new Date(now - SIGN_UP_LIMIT.windowMs),
-        failures: new Date(now - WINDOW_MS),
-      })
+      .where(
+        `(subject ~ '^signup(-failed)?:' AND created_at <= :signUps) OR (subject !~ '^signup(-failed)?:' AND created_at <= :failures)`,
+        {
+          signUps: new Date(now - SIGN_UP_LIMIT.windowMs),
+          failures: new Date(now - WINDOW_MS),
+        },
+      )
       .execute();
     return result.affected ?? 0;
   }
 
-  private async waitFor(key: string, limit: number, now: number, windowMs = WINDOW_MS): Promise<number> {
-    const recent = await this.failures.find({
+  /**
+   * Records one row per quota if every quota is under its limit, else the longest wait. Locks are taken
+   * in key order, the same on every instance, so two reservations never wait on each other in a cycle.
+   */
+  private async reserve(quotas: Quota[]): Promise<{ retryAfterSeconds: number; blockedBy?: Quota; rows: string[] }> {
+    const now = this.clock.now();
+    const keys = [...new Set(quotas.map((q) => lockKey(q.subject)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return this.dataSource.transaction(async (manager) => {
+      for (const key of keys) await manager.query('SELECT pg_advisory_xact_lock($1::bigint)', [key.toString()]);
+      let longest: { retryAfterSeconds: number; blockedBy?: Quota } = { retryAfterSeconds: 0 };
+      for (const quota of quotas) {
+        const wait = await this.waitFor(manager, quota, now.getTime());
+        if (wait > longest.retryAfterSeconds) longest = { retryAfterSeconds: wait, blockedBy: quota };
+      }
+      if (longest.retryAfterSeconds > 0) return { ...longest, rows: [] };
+      const inserted = await manager.insert(
+        SignInFailureEntity,
+        quotas.map((q) => ({ subject: q.subject, createdAt: now })),
+      );
+      return { retryAfterSeconds: 0, rows: inserted.identifiers.map((row) => String(row.id)) };
+    });
+  }
+
+  private async waitFor(manager: EntityManager, { subject: key, limit, windowMs }: Quota, now: number): Promise<number> {
+    const recent = await manager.find(SignInFailureEntity, {
       select: { createdAt: true },
       where: { subject: key, createdAt: MoreThan(new Date(now - windowMs)) },
       order: { createdAt: 'DESC' },
       take: limit,
     });
     if (recent.length < limit) return 0;
-    // The attempt is allowed again once the oldest of the last `limit` failures leaves the window.
+    // The attempt is allowed again once the oldest of the last `limit` rows leaves the window.
     const oldest = recent[recent.length - 1]!.createdAt.getTime();
     return Math.max(1, Math.ceil((oldest + windowMs - now) / 1000));
   }

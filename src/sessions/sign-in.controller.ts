@@ -47,7 +47,7 @@ export class SignInController {
     const target = safeReturnTo(body.return_to, this.config.baseUrl);
     const login = typeof body.login === 'string' ? body.login : '';
     const password = typeof body.password === 'string' ? body.password : '';
-    const wait = await this.throttle.retryAfterSeconds(login, req.ip);
+    const wait = await this.throttle.reserveAttempt(login, req.ip);
     if (wait > 0) {
       const minutes = Math.ceil(wait / 60);
       const error = `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
@@ -58,10 +58,9 @@ export class SignInController {
     }
     const user = login && password ? await this.users.verifyCredentials(login, password) : null;
     if (!user) {
-      await this.throttle.recordFailure(login, req.ip);
       return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, login, error: FAILED }), { status: 401 });
     }
-    await this.throttle.recordSuccess(login);
+    await this.throttle.recordSuccess(login, req.ip);
     return new Redirect(target, 303, { cookies: await this.session.signIn(req, user.id) });
   }
 

@@ -39,18 +39,19 @@ export class SignUpController {
   async create(@Req() req: FastifyRequest, @Body() body: Record<string, unknown>): Promise<PageResult> {
     const target = safeReturnTo(body.return_to, this.config.baseUrl);
     const values = { username: text(body.username), email: text(body.email), name: text(body.name) };
-    const wait = await this.throttle.signUpRetryAfterSeconds(req.ip);
-    if (wait > 0) {
+    const reservation = await this.throttle.reserveSignUp(req.ip);
+    if (!reservation.granted) {
+      const wait = reservation.retryAfterSeconds;
       const minutes = Math.ceil(wait / 60);
-      const notice = `Too many accounts were created from your network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+      const reason = reservation.limit === 'accounts' ? 'Too many accounts were created' : 'Too many failed sign-ups';
+      const notice = `${reason} from your network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
       return view((c) => signUpPage({ csrfToken: c.csrfToken, returnTo: target, values, notice }), {
         status: 429,
         headers: { 'retry-after': String(wait) },
       });
     }
     try {
-      const user = await this.users.create({ ...values, password: text(body.password) });
-      await this.throttle.recordSignUp(req.ip);
+      const user = await this.throttle.settleSignUp(reservation, () => this.users.create({ ...values, password: text(body.password) }));
       return new Redirect(target, 303, { cookies: await this.session.signIn(req, user.id) });
     } catch (err) {
       if (!(err instanceof DomainError) || (err.kind !== 'invalid' && err.kind !== 'conflict')) throw err;

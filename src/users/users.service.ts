@@ -134,7 +134,8 @@ function uniqueViolationToUserError(err: unknown): UserError | undefined {
   const { code, constraint } = err.driverError as { code?: string; constraint?: string };
   if (code !== '23505') return undefined;
   if (constraint === 'users_username_lower_key') return new UserError('USERNAME_TAKEN', 'Username is already taken', 'username');
-  if (constraint === 'users_email_lower_key') return new UserError('EMAIL_TAKEN', 'Email is already registered', 'email');
+  if (constraint === 'users_email_lower_key')
+    return new UserError('EMAIL_TAKEN', 'This email address cannot be used for a new account. If it is yours, sign in instead.', 'email');
   return undefined;
 }
 

@@ -52,12 +52,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts the whole service on a database of its own, listening on a real port. */
+/**
+ * Starts the whole service on a database of its own, listening on a real port. `databaseEnv`: run on
+ * another test app's database instead (its `databaseEnv`; PostgreSQL only, as an embedded directory
+ * opens in one process), left in place on close.
+ */
 export async function startTestApp(
   env: Record<string, string> = {},
-  extra: { controllers?: Type[]; port?: number } = {},
+  extra: { controllers?: Type[]; port?: number; databaseEnv?: Record<string, string> } = {},
 ): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const database = extra.databaseEnv ? { env: extra.databaseEnv, drop: async () => undefined } : await createTestDatabase();
   const port = extra.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', BASE_URL: url, SECRET_KEY: TEST_SECRET_KEY, ...database.env, ...env });

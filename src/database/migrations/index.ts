@@ -6,6 +6,7 @@ import { Events1763900000000 } from './1763900000000-events.js';
 import { LegacyApiUsage1763900000001 } from './1763900000001-legacy-api-usage.js';
 import { SignUpThrottle1763900000002 } from './1763900000002-sign-up-throttle.js';
 import { ClientChangeNotifications1763900000003 } from './1763900000003-client-change-notifications.js';
+import { SignUpProbeThrottle1763900000004 } from './1763900000004-sign-up-probe-throttle.js';
 import { SessionDevices1764000000001 } from './1764000000001-session-devices.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
@@ -18,5 +19,6 @@ export const MIGRATIONS = [
   LegacyApiUsage1763900000001,
   SignUpThrottle1763900000002,
   ClientChangeNotifications1763900000003,
+  SignUpProbeThrottle1763900000004,
   SessionDevices1764000000001,
 ];
