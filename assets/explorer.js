@@ -1,28 +1,31 @@
-// The API explorer: sends the query to /graphql with the personal token typed in (never stored).
-const form = document.getElementById('explorer');
-const output = document.getElementById('result');
-const status = document.getElementById('status');
-form.addEventListener('submit', async (event) => {
-  event.preventDefault();
-  const token = document.getElementById('token').value.trim();
-  const query = document.getElementById('query').value;
-  const variablesText = document.getElementById('variables').value.trim();
-  let variables;
-  try {
-    variables = variablesText ? JSON.parse(variablesText) : undefined;
-  } catch {
-    status.textContent = 'Variables must be a JSON object.';
-    return;
+/* global React, ReactDOM, GraphiQL -- loaded before this file from /assets/vendor */
+// The API explorer: GraphiQL (loaded before this file from /assets/vendor), running as the signed-in
+// user. Every call to /graphql carries the page's CSRF token, which is what lets the API accept the
+// session cookie; a token typed into GraphiQL's Headers tab takes precedence over the session.
+(function () {
+  const host = document.getElementById('graphiql');
+  const csrfToken = document.querySelector('meta[name="csrf-token"]').getAttribute('content');
+  const endpoint = host.dataset.endpoint;
+  // GraphiQL's dialogs add a <style> element, with this nonce if set (the page's CSP allows only that).
+  window.__webpack_nonce__ = document.querySelector('meta[name="style-nonce"]').getAttribute('content');
+
+  async function fetcher(params, options) {
+    const headers = new Headers(options && options.headers);
+    headers.set('content-type', 'application/json');
+    headers.set('accept', 'application/json');
+    headers.set('x-csrf-token', csrfToken);
+    const res = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify(params), credentials: 'same-origin' });
+    const text = await res.text();
+    try {
+      return JSON.parse(text);
+    } catch {
+      return { errors: [{ message: `HTTP ${res.status}: ${text.slice(0, 200)}` }] };
+    }
   }
-  status.textContent = 'Running…';
-  const headers = { 'content-type': 'application/json' };
-  if (token) headers['private-token'] = token;
-  const res = await fetch('/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
-  const text = await res.text();
-  status.textContent = `HTTP ${res.status}`;
-  try {
-    output.textContent = JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    output.textContent = text;
-  }
-});
+
+  const defaultQuery = '{\n  viewer {\n    id\n    name\n  }\n}\n';
+  host.replaceChildren();
+  ReactDOM.createRoot(host).render(
+    React.createElement(GraphiQL, { fetcher, defaultQuery, defaultEditorToolsVisibility: false, shouldPersistHeaders: false }),
+  );
+})();

@@ -4,7 +4,7 @@ import { GqlExecutionContext } from '@nestjs/graphql';
 import type { FastifyRequest } from 'fastify';
 import { AuthError } from './auth.errors.js';
 import { hasAnyScope, Principal } from './principal.js';
-import { IS_PUBLIC, OWN_AUTHENTICATION, REQUIRED_SCOPES } from './public.decorator.js';
+import { ACCEPTS_SESSION_CREDENTIAL, IS_PUBLIC, OWN_AUTHENTICATION, REQUIRED_SCOPES } from './public.decorator.js';
 import { RequestAuthenticator } from './request-authenticator.js';
 
 declare module 'fastify' {
@@ -40,7 +40,8 @@ export class AuthGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(OWN_AUTHENTICATION, targets)) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const principal = await this.authenticator.authenticate(request.headers);
+    const session = this.reflector.getAllAndOverride<boolean>(ACCEPTS_SESSION_CREDENTIAL, targets) ?? false;
+    const principal = await this.authenticator.authenticate(request, { session });
     request.principal = principal;
     if (!principal) {
       if (isPublic) return true;

@@ -11,7 +11,11 @@ export interface Principal {
   user: AuthenticatedUser;
   scopes: ReadonlySet<string>;
   credential: {
-    kind: 'personal_access_token' | 'oauth_access_token';
+    /**
+     * `session`: the browser's sign-in session, accepted only where a route allows it (the API
+     * explorer's calls to /graphql) and only with the page's CSRF token; `id` is the session's.
+     */
+    kind: 'personal_access_token' | 'oauth_access_token' | 'session';
     id: string;
     /** The OAuth application the token was issued to. */
     clientId?: string;

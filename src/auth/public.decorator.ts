@@ -20,3 +20,12 @@ export const OWN_AUTHENTICATION = 'agora:own-authentication';
  * which read `Authorization: Basic` client credentials): the API guard leaves their headers alone.
  */
 export const OwnAuthentication = (): MethodDecorator & ClassDecorator => SetMetadata(OWN_AUTHENTICATION, true);
+
+export const ACCEPTS_SESSION_CREDENTIAL = 'agora:accepts-session-credential';
+
+/**
+ * A route that also accepts the browser's sign-in session as an API credential, when the request
+ * carries the page's CSRF token in `X-CSRF-Token` (the API explorer's calls to /graphql). Elsewhere a
+ * session cookie is ignored by the API, as if there were none.
+ */
+export const AcceptsSessionCredential = (): MethodDecorator & ClassDecorator => SetMetadata(ACCEPTS_SESSION_CREDENTIAL, true);

@@ -7,10 +7,12 @@ import { AccountController } from './account.controller.js';
 import { ApplicationsController } from './applications.controller.js';
 import { ExplorerController } from './explorer.controller.js';
 import { SecurityController } from './security.controller.js';
+import { SessionCredential } from './session-credential.js';
 
-/** The dashboard pages for signed-in users. */
+/** The dashboard pages for signed-in users, and the session as the API explorer's credential. */
 @Module({
   imports: [SessionsModule, PersonalTokensModule, OAuthModule, UsersModule],
   controllers: [AccountController, SecurityController, ApplicationsController, ExplorerController],
+  providers: [SessionCredential],
 })
 export class DashboardModule {}

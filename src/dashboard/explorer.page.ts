@@ -1,43 +1,39 @@
 import type { SignedInUser } from '../sessions/sessions.service.js';
 import { html } from '../web/html.js';
 import { page } from '../web/layout.js';
+import { vendorUrl } from '../web/vendor-assets.js';
 
-const EXAMPLE = `query {
-  viewer {
-    id
-    name
-  }
-}`;
-
-export function explorerPage(o: { signedIn: SignedInUser; csrfToken: string; baseUrl: string }): string {
+/**
+ * GraphiQL, from our own files, running as the signed-in user: assets/explorer.js reads the page's
+ * CSRF token from the `csrf-token` meta element and sends it with every call to /graphql, which then
+ * accepts the session cookie (see "API explorer and the session" in docs/architecture.md). The
+ * `style-nonce` is this response's CSP nonce for the style elements GraphiQL's dialogs create.
+ */
+export function explorerPage(o: { signedIn: SignedInUser; csrfToken: string; baseUrl: string; styleNonce: string }): string {
   return page({
     title: 'API explorer',
     user: o.signedIn.user,
     csrfToken: o.csrfToken,
     current: 'explorer',
-    body: html` <h1>API explorer</h1>
-      <p class="lead">
-        Run GraphQL queries against <code>${o.baseUrl}/graphql</code> with one of your
-        <a href="/account#tokens">personal access tokens</a> (sent as <code>Private-Token</code>; not stored). Without a token you see what
-        anonymous callers see.
-      </p>
-      <div class="explorer">
-        <form id="explorer" class="card">
-          <label for="token">Personal access token</label>
-          <input id="token" type="password" autocomplete="off" placeholder="agora_pat_…" />
-          <label for="query">Query</label>
-          <textarea id="query" class="code" rows="12" spellcheck="false">${EXAMPLE}</textarea>
-          <label for="variables">Variables (JSON, optional)</label>
-          <textarea id="variables" class="code" rows="3" spellcheck="false"></textarea>
-          <div class="actions">
-            <button type="submit">Run query</button><span id="status" class="muted" role="status" aria-live="polite"></span>
-          </div>
-        </form>
-        <div>
-          <h2>Result</h2>
-          <pre id="result" class="result" aria-live="polite"></pre>
-        </div>
+    full: true,
+    head: html`<meta name="csrf-token" content="${o.csrfToken}" />
+      <meta name="style-nonce" content="${o.styleNonce}" />
+      <link rel="stylesheet" href="${vendorUrl('graphiql.css')}" />`,
+    body: html`<div class="explorer-intro">
+        <h1>API explorer</h1>
+        <p class="lead">
+          Queries run against <code>${o.baseUrl}/graphql</code> as you, <strong>@${o.signedIn.user.username}</strong>, with everything your
+          account may do (mutations change your real data). To try a <a href="/account#tokens">personal access token</a> instead, put it in
+          the Headers tab: <code>{"Authorization": "Bearer agora_pat_…"}</code>.
+        </p>
       </div>
+      <div id="graphiql" class="graphiql-host" data-endpoint="/graphql">
+        <p class="muted">Loading the explorer…</p>
+        <noscript><p>The API explorer needs JavaScript.</p></noscript>
+      </div>
+      <script src="${vendorUrl('react.js')}" defer></script>
+      <script src="${vendorUrl('react-dom.js')}" defer></script>
+      <script src="${vendorUrl('graphiql.js')}" defer></script>
       <script src="/assets/explorer.js" defer></script>`,
   });
 }

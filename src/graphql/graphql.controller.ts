@@ -4,7 +4,7 @@ import { ModuleRef } from '@nestjs/core';
 import { GraphQLModule } from '@nestjs/graphql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
-import { Public } from '../auth/public.decorator.js';
+import { AcceptsSessionCredential, Public } from '../auth/public.decorator.js';
 import { AgoraApolloDriver } from './agora-apollo.driver.js';
 import { GraphqlContext } from './graphql-context.js';
 
@@ -20,7 +20,9 @@ export class GraphqlController {
 
   constructor(private readonly moduleRef: ModuleRef) {}
 
+  /** The API explorer's calls come here with the session cookie and the page's CSRF token. */
   @Post()
+  @AcceptsSessionCredential()
   post(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.execute(req, reply);
   }

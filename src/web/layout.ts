@@ -8,13 +8,17 @@ export interface PageOptions {
   csrfToken?: string;
   /** Narrow centred card (sign-in, consent) rather than the wide dashboard layout. */
   narrow?: boolean;
+  /** The whole width of the window (the API explorer), rather than the wide dashboard layout. */
+  full?: boolean;
+  /** More elements for the head: a page's own stylesheets and metadata. */
+  head?: SafeHtml;
   /** A one-time confirmation of what the previous form did ("Token revoked"). */
   notice?: string;
   /** Which main navigation entry is this page. */
   current?: 'account' | 'security' | 'applications' | 'authorized' | 'explorer';
 }
 
-export function page({ title, body, user, csrfToken, narrow, current, notice }: PageOptions): string {
+export function page({ title, body, user, csrfToken, narrow, full, head, current, notice }: PageOptions): string {
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -24,6 +28,7 @@ export function page({ title, body, user, csrfToken, narrow, current, notice }: 
         <link rel="stylesheet" href="/assets/app.css" />
         <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml" />
         <script src="/assets/app.js" defer></script>
+        ${head ?? null}
       </head>
       <body>
         <header class="topbar">
@@ -52,7 +57,7 @@ export function page({ title, body, user, csrfToken, narrow, current, notice }: 
               : null
           }
         </header>
-        <main class="${narrow ? 'narrow' : 'wide'}">
+        <main class="${narrow ? 'narrow' : full ? 'full' : 'wide'}">
           ${notice ? html`<div class="alert ok" role="status">${notice}</div>` : null}${body}
         </main>
       </body>

@@ -1,6 +1,7 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { SignedInUser } from '../sessions/sessions.service.js';
 import type { Flash } from './flash.js';
+import type { CspAdditions } from './security-headers.js';
 
 /** What a page template gets besides its own data. */
 export interface PageContext {
@@ -16,6 +17,8 @@ export interface ViewOptions {
   status?: number;
   /** Origins that forms on this page may end up at (form-action also governs the redirects after a submission). */
   formActions?: string[];
+  /** Sources this page adds to the Content-Security-Policy; each needs a comment saying why. */
+  csp?: CspAdditions;
   headers?: Record<string, string>;
 }
 

@@ -31,16 +31,30 @@ export function helmetOptions(https: boolean): FastifyHelmetOptions {
   };
 }
 
-/** The CSP with more origins allowed in form-action (the consent page's redirect to the client). */
-function cspWith(formActions: string[]): string {
-  const directives: Record<string, string[]> = { ...CSP, formAction: [...CSP.formAction, ...formActions] };
+/** Sources a page adds to the CSP's directives, for that page's response only. */
+export type CspAdditions = Partial<Record<keyof typeof CSP, string[]>>;
+
+/** The CSP with more sources allowed: the consent page's redirect to the client, the explorer's fonts. */
+function cspWith(additions: CspAdditions): string {
+  const directives: Record<string, string[]> = { ...CSP };
+  for (const [name, values] of Object.entries(additions)) directives[name] = [...directives[name]!, ...values];
   return Object.entries(directives)
     .map(([name, values]) => `${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ${values.join(' ')}`)
     .join('; ');
 }
 
 /** Sends an HTML page (helmet has set the security headers); never cached. */
-export function sendHtml(reply: FastifyReply, body: string, options: { status?: number; formActions?: string[] } = {}): FastifyReply {
-  if (options.formActions?.length) void reply.header('content-security-policy', cspWith(options.formActions));
-  return reply.status(options.status ?? 200).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
+export function sendHtml(
+  reply: FastifyReply,
+  body: string,
+  options: { status?: number; formActions?: string[]; csp?: CspAdditions } = {},
+): FastifyReply {
+  const additions: CspAdditions = { ...options.csp };
+  if (options.formActions?.length) additions.formAction = [...(additions.formAction ?? []), ...options.formActions];
+  if (Object.keys(additions).length) void reply.header('content-security-policy', cspWith(additions));
+  return reply
+    .status(options.status ?? 200)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send(body);
 }

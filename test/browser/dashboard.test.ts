@@ -1,6 +1,6 @@
 import { createServer, Server } from 'node:http';
 import { resolve } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, ConsoleMessage, Page, Request } from 'playwright-core';
 import { graphql } from '../support/http.js';
 import { ROOT } from '../support/processes.js';
 import { freePort, startTestApp, TestApp } from '../support/test-app.js';
@@ -50,22 +50,57 @@ describe('a new user in the browser', () => {
     expect((await graphql(t.url, '{ viewer { name } }', { privateToken: token })).status).toBe(401);
   });
 
-  it('runs a query in the API explorer with a personal token, loading nothing from other sites', async () => {
+  it('runs a query in GraphiQL as the signed-in user, with nothing from other sites and no CSP violation', async () => {
     const requests: string[] = [];
-    page.on('request', (request) => requests.push(request.url()));
-    await page.goto(`${t.config.baseUrl}/account`);
-    await page.fill('#token-name', 'explorer');
-    await page.check('input[value=read_api]');
-    await page.click('text=Create token');
-    const token = (await page.textContent('#new-token'))!.trim();
+    const problems: string[] = [];
+    const onRequest = (request: Request) => requests.push(request.url());
+    const onConsole = (message: ConsoleMessage) => {
+      if (message.type() === 'error' || /Content[- ]Security[- ]Policy/i.test(message.text())) problems.push(message.text());
+    };
+    const onPageError = (error: Error) => problems.push(error.message);
+    page.on('request', onRequest);
+    page.on('console', onConsole);
+    page.on('pageerror', onPageError);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    try {
+      await page.goto(`${t.config.baseUrl}/account`);
+      await page.click('text=API explorer');
+      await page.waitForSelector('.graphiql-query-editor .CodeMirror');
+      expect(await page.locator('#token').count()).toBe(0);
 
-    await page.click('text=API explorer');
-    await page.fill('#token', token);
-    await page.click('button:has-text("Run query")');
-    await page.waitForSelector('text="Katherine Johnson"');
-    expect(await page.textContent('#status')).toBe('HTTP 200');
-    await page.screenshot({ path: `${SHOTS}/api-explorer.png`, fullPage: true });
-    expect(requests.filter((url) => !url.startsWith(t.config.baseUrl))).toEqual([]);
+      // The starter query, run with GraphiQL's button: the session answers, no token pasted.
+      await page.click('.graphiql-execute-button');
+      await page.locator('.result-window').filter({ hasText: '"name": "Katherine Johnson"' }).waitFor();
+      // The schema's introspection, then the query: both to /graphql on this origin.
+      expect(requests.filter((url) => url === `${t.config.baseUrl}/graphql`).length).toBeGreaterThanOrEqual(2);
+      await page.screenshot({ path: `${SHOTS}/api-explorer.png` });
+
+      // A dialog (its scroll lock adds a <style> element, allowed by this page's nonce only).
+      await page.click('button[aria-label="Open settings dialog"]');
+      await page.waitForSelector('.graphiql-dialog >> text=Settings');
+      await page.keyboard.press('Escape');
+
+      // The docs, from introspection: the Query type with the schema's descriptions.
+      await page.click('button[aria-label="Show Documentation Explorer"]');
+      await page.click('.graphiql-doc-explorer a:has-text("Query")');
+      await page.waitForSelector('.graphiql-doc-explorer >> text=Entry point of every read operation.');
+      await page.screenshot({ path: `${SHOTS}/api-explorer-docs.png` });
+
+      // Completion from the schema: typing in the editor offers the Query type's fields.
+      await page.click('.graphiql-query-editor .CodeMirror-line >> nth=0');
+      await page.keyboard.press('Control+a');
+      await page.keyboard.type('{ vie');
+      await page.waitForSelector('.CodeMirror-hints >> text=viewer');
+      await page.keyboard.press('Escape');
+
+      expect(requests.filter((url) => !url.startsWith(t.config.baseUrl))).toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      page.off('request', onRequest);
+      page.off('console', onConsole);
+      page.off('pageerror', onPageError);
+      await page.setViewportSize({ width: 1100, height: 800 });
+    }
   });
 
   it('is told about a duplicate username next to the field', async () => {
