@@ -111,7 +111,9 @@ describe('applications pages', () => {
     }
     const page = await (await stranger.get('/applications')).text();
     for (const path of [`/applications/${id}/delete`, `/applications/${id}/secret`, `/applications/${id}`]) {
-      expect((await stranger.post(path, { ...formFields(page), name: 'Stolen', redirect_uris: 'https://x.example/cb', scopes: 'api' })).status).toBe(404);
+      expect(
+        (await stranger.post(path, { ...formFields(page), name: 'Stolen', redirect_uris: 'https://x.example/cb', scopes: 'api' })).status,
+      ).toBe(404);
     }
     const mine = await (await browser.get(`/applications/${id}`)).text();
     expect(mine).toContain('<h1>Mine</h1>');

@@ -1,6 +1,8 @@
 import { DataSource } from 'typeorm';
 import { graphql } from './support/http.js';
-import { runCli } from './support/processes.js';
+import { Browser, signIn } from './support/browser.js';
+import { createUser, TEST_PASSWORD } from './support/fixtures.js';
+import { runCli, runCliWithInput } from './support/processes.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
 const VIEWER = '{ viewer { id name } }';
@@ -108,6 +110,7 @@ describe('administration CLI', () => {
 
   it.each([
     [['users:create', '--username', 'x'], /--email is required/, 2],
+    [['users:set-password', '--username', 'nobody', '--password', 'long-enough-pass'], /No user with username "nobody"/, 1],
     [
       ['users:create', '--username', 'bad name', '--email', 'b@example.com', '--name', 'B', '--password', 'long-enough-pass'],
       /Username must be/,
@@ -123,6 +126,45 @@ describe('administration CLI', () => {
     expect(result.code).toBe(code);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(message);
+  });
+
+  it('reports every missing flag and every invalid field of users:create at once', async () => {
+    const missing = await runCli(t.databaseEnv, 'users:create', '--username', 'x');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--email is required\n--name is required\n--password is required/);
+    const invalid = await runCli(
+      t.databaseEnv,
+      ...['users:create', '--username', 'bad name', '--email', 'nope', '--name', 'B', '--password', 'short'],
+    );
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/agora: --username: Username must be/);
+    expect(invalid.stderr).toMatch(/agora: --email: Email must be a valid address/);
+    expect(invalid.stderr).toMatch(/agora: --password: Password must be at least 10 characters/);
+  });
+
+  it("sets a user's password from standard input, and signs them out everywhere", async () => {
+    const user = await createUser(t);
+    const browser = new Browser(t.url);
+    await browser.follow(await signIn(browser, user.username, TEST_PASSWORD));
+    expect((await browser.get('/account')).status).toBe(200);
+
+    const weak = await runCliWithInput(t.databaseEnv, 'short\n', 'users:set-password', '--username', user.username, '--password-stdin');
+    expect(weak.code).toBe(1);
+    expect(weak.stderr).toMatch(/Password must be at least 10 characters/);
+
+    const set = await runCliWithInput(
+      t.databaseEnv,
+      'a-brand-new-passphrase\n',
+      'users:set-password',
+      '--username',
+      user.username,
+      '--password-stdin',
+    );
+    expect(set.stderr).toBe('');
+    expect(set.json).toMatchObject({ username: user.username, sessionsEnded: 1 });
+    expect((await browser.get('/account')).status).toBe(303);
+    expect((await signIn(new Browser(t.url), user.username, TEST_PASSWORD)).status).toBe(401);
+    expect((await signIn(new Browser(t.url), user.username, 'a-brand-new-passphrase')).status).toBe(303);
   });
 
   it('refuses a duplicate username or email, case-insensitively', async () => {

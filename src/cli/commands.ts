@@ -2,6 +2,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import { PersonalTokensService } from '../personal-tokens/personal-tokens.service.js';
 import { parseScopeList } from '../auth/scopes.js';
 import { UsersService } from '../users/users.service.js';
+import { SessionsService } from '../sessions/sessions.service.js';
 import { ApplicationsService } from '../oauth/applications.service.js';
 import { SigningKeysService } from '../oauth/signing-keys.service.js';
 import { DemoSeeder } from '../events/demo-seed.js';
@@ -27,6 +28,16 @@ export function optional(flags: Flags, name: string): string | undefined {
   return value;
 }
 
+/** Several required flags, every missing one reported at once. */
+export function requiredAll<K extends string>(flags: Flags, names: readonly K[]): Record<K, string> {
+  const missing = names.filter((name) => {
+    const value = optional(flags, name);
+    return value === undefined || value === '';
+  });
+  if (missing.length > 0) throw new UsageError(missing.map((name) => `--${name} is required`).join('\n'));
+  return Object.fromEntries(names.map((name) => [name, optional(flags, name)!])) as Record<K, string>;
+}
+
 export function required(flags: Flags, name: string): string {
   const value = optional(flags, name);
   if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
@@ -50,15 +61,19 @@ export const DATA_COMMANDS: Record<string, Command> = {
     },
   },
   'users:create': {
-    usage: 'users:create --username U --email E --name N --password P',
+    usage: 'users:create --username U --email E --name N (--password P | --password-stdin)',
     async run(app, flags) {
-      const user = await app.get(UsersService).create({
-        username: required(flags, 'username'),
-        email: required(flags, 'email'),
-        name: required(flags, 'name'),
-        password: required(flags, 'password'),
-      });
+      const user = await app.get(UsersService).create(requiredAll(flags, ['username', 'email', 'name', 'password']));
       return { id: user.id, username: user.username };
+    },
+  },
+  'users:set-password': {
+    usage: 'users:set-password --username U (--password P | --password-stdin)   (signs the user out everywhere)',
+    async run(app, flags) {
+      const { username, password } = requiredAll(flags, ['username', 'password']);
+      const user = await app.get(UsersService).setPassword(username, password);
+      const sessionsEnded = await app.get(SessionsService).endAllFor(user.id);
+      return { id: user.id, username: user.username, sessionsEnded };
     },
   },
   'users:block': {

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { coreModules } from '../app.module.js';
 import { AppConfig, ConfigError, loadConfig } from '../config/config.schema.js';
@@ -9,7 +10,7 @@ import { resolveSecretKey } from '../config/secret-key.js';
 import { projectRoot } from '../config/project-root.js';
 import { openDatabaseTarget } from '../database/database-target.js';
 import { prepareDatabase } from '../database/prepare-database.js';
-import { DomainError } from '../errors/domain-error.js';
+import { DomainError, failuresOf } from '../errors/domain-error.js';
 import { UsageError } from './cli-error.js';
 import { DATA_COMMANDS, Flags, optional } from './commands.js';
 import { migrationGenerate, migrationRevert, migrationRun } from './migration-commands.js';
@@ -18,6 +19,7 @@ const STRING_FLAGS = ['username', 'email', 'name', 'password', 'user', 'scopes',
 const FLAG_OPTIONS = {
   ...Object.fromEntries(STRING_FLAGS.map((flag) => [flag, { type: 'string' as const, multiple: true }])),
   help: { type: 'boolean' as const, short: 'h' },
+  'password-stdin': { type: 'boolean' as const },
 };
 
 const MIGRATION_USAGE = ['migration:run', 'migration:revert', 'migration:generate --name add-something'];
@@ -41,11 +43,16 @@ function parse(argv: string[]): { command: string | undefined; flags: Flags } {
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\n\n${help()}`);
   }
-  const { help: wantsHelp, ...values } = parsed.values;
+  const { help: wantsHelp, 'password-stdin': passwordStdin, ...values } = parsed.values;
   // A flag given once is a string, given several times a list (only --redirect-uri may repeat).
   const flags: Flags = Object.fromEntries(
     Object.entries(values as Record<string, string[]>).map(([k, v]) => [k, v.length === 1 && k !== 'redirect-uri' ? v[0] : v]),
   );
+  if (passwordStdin) {
+    if (flags.password !== undefined) throw new UsageError('Give --password or --password-stdin, not both');
+    // The password's one line from standard input: kept out of the shell history and the process list.
+    flags.password = readFileSync(0, 'utf8').replace(/\r?\n$/, '');
+  }
   return { command: wantsHelp ? 'help' : parsed.positionals[0], flags };
 }
 
@@ -94,8 +101,19 @@ if (process.argv[1] && import.meta.filename === process.argv[1]) {
       process.exit(0);
     })
     .catch((err: unknown) => {
-      const known = err instanceof UsageError || err instanceof ConfigError || err instanceof DomainError;
-      console.error(`agora: ${known ? (err as Error).message : String((err as Error)?.stack ?? err)}`);
+      if (err instanceof DomainError) {
+        // Every invalid field of the input, one line each.
+        for (const failure of failuresOf(err))
+          console.error(`agora: ${failure.field ? `--${flagName(failure.field)}: ` : ''}${failure.message}`);
+      } else {
+        const known = err instanceof UsageError || err instanceof ConfigError;
+        console.error(`agora: ${known ? (err as Error).message : String((err as Error)?.stack ?? err)}`);
+      }
       process.exit(err instanceof UsageError ? 2 : 1);
     });
+}
+
+/** A domain field (`expiresAt`) as the flag that sets it (`expires-at`). */
+function flagName(field: string): string {
+  return field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }

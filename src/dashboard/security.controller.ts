@@ -32,7 +32,10 @@ export class SecurityController {
   @Post('password')
   async changePassword(@SignedIn() signedIn: SignedInUser, @Body() body: Record<string, unknown>): Promise<PageResult> {
     try {
-      await this.users.changePassword(signedIn.user.id, { currentPassword: text(body.current_password), newPassword: text(body.new_password) });
+      await this.users.changePassword(signedIn.user.id, {
+        currentPassword: text(body.current_password),
+        newPassword: text(body.new_password),
+      });
     } catch (err) {
       if (!isInvalid(err)) throw err;
       return this.securityView(signedIn, { passwordErrors: fieldErrors(err) }, 422);

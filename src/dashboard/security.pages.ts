@@ -52,7 +52,7 @@ export function describeBrowser(userAgent: string | null): string {
           : /Linux/.test(userAgent)
             ? 'Linux'
             : undefined;
-  return browser && os ? `${browser} on ${os}` : browser ?? userAgent.slice(0, 60);
+  return browser && os ? `${browser} on ${os}` : (browser ?? userAgent.slice(0, 60));
 }
 
 const when = (date: Date) => new Date(date).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
@@ -145,8 +145,8 @@ export function confirmSignOutEverywherePage(o: { signedIn: SignedInUser; csrfTo
     body: html`<div class="card">
       <h1>Sign out everywhere?</h1>
       <p>
-        ${o.count === 1 ? 'Your one session ends' : `All ${o.count} of your sessions end`}, this browser's included: you will need to sign in
-        again. Personal access tokens and applications you authorized keep working.
+        ${o.count === 1 ? 'Your one session ends' : `All ${o.count} of your sessions end`}, this browser's included: you will need to sign
+        in again. Personal access tokens and applications you authorized keep working.
       </p>
       <form method="post" action="/account/sessions/sign-out-everywhere">
         <input type="hidden" name="_csrf" value="${o.csrfToken}" />

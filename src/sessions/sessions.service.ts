@@ -67,7 +67,8 @@ export class SessionsService {
     const row = rows[0];
     if (!row) return null;
     const now = this.clock.now();
-    if (now.getTime() - row.last_seen_at.getTime() > LAST_SEEN_RESOLUTION_MS) await this.sessions.update({ id: row.id }, { lastSeenAt: now });
+    if (now.getTime() - row.last_seen_at.getTime() > LAST_SEEN_RESOLUTION_MS)
+      await this.sessions.update({ id: row.id }, { lastSeenAt: now });
     return {
       sessionId: row.id,
       authTime: row.auth_time,
@@ -87,7 +88,13 @@ export class SessionsService {
       where: { userId, expiresAt: MoreThan(this.clock.now()) },
       order: { lastSeenAt: 'DESC', createdAt: 'DESC' },
     });
-    return rows.map((s) => ({ id: s.id, userAgent: s.userAgent, signedInAt: s.authTime, lastSeenAt: s.lastSeenAt, expiresAt: s.expiresAt }));
+    return rows.map((s) => ({
+      id: s.id,
+      userAgent: s.userAgent,
+      signedInAt: s.authTime,
+      lastSeenAt: s.lastSeenAt,
+      expiresAt: s.expiresAt,
+    }));
   }
 
   /** Ends every session of the user but `keep` (the browser that asked); returns how many ended. */

@@ -1,7 +1,14 @@
 import { DomainError, DomainErrorKind } from '../errors/domain-error.js';
 
 export type UserErrorCode =
-  'INVALID_USERNAME' | 'INVALID_EMAIL' | 'INVALID_NAME' | 'WEAK_PASSWORD' | 'WRONG_PASSWORD' | 'USERNAME_TAKEN' | 'EMAIL_TAKEN' | 'USER_NOT_FOUND';
+  | 'INVALID_USERNAME'
+  | 'INVALID_EMAIL'
+  | 'INVALID_NAME'
+  | 'WEAK_PASSWORD'
+  | 'WRONG_PASSWORD'
+  | 'USERNAME_TAKEN'
+  | 'EMAIL_TAKEN'
+  | 'USER_NOT_FOUND';
 
 const KIND: Record<UserErrorCode, DomainErrorKind> = {
   INVALID_USERNAME: 'invalid',

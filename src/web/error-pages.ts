@@ -7,7 +7,10 @@ const PAGES: Record<number, { title: string; message: string }> = {
     title: 'Form expired',
     message: 'This form was not sent from this site, or it has expired. Go back, reload the page and try again.',
   },
-  404: { title: 'Page not found', message: 'There is nothing at this address. Check it for typing mistakes, or start again from your account.' },
+  404: {
+    title: 'Page not found',
+    message: 'There is nothing at this address. Check it for typing mistakes, or start again from your account.',
+  },
   405: { title: 'Not available', message: 'This address cannot be used this way.' },
   413: { title: 'Too large', message: 'What you sent is too large.' },
   500: { title: 'Something went wrong', message: 'An unexpected error occurred on our side. Try again in a moment.' },

@@ -17,7 +17,29 @@ describe('safeReturnTo', () => {
     '',
     undefined,
     ['/a'],
-  ])('sends %j home instead', (value) => {
+    // Paths that only normalise to another site: decided on the normalised value.
+    '/..//evil.example',
+    '/.//evil.example',
+    '/a/..//evil.example',
+    '/%2e%2e//evil.example',
+    '/%2E%2E//evil.example',
+    '/%2e//evil.example',
+    '/a/%2e%2e//evil.example',
+    '/../..//evil.example/path?x=1',
+    '/..%2f/evil.example',
+    '/%5c%5cevil.example',
+    '/%2f%2fevil.example',
+    '/\u3000/evil',
+    'http:/evil.example',
+    '/..\\evil.example',
+  ])('sends %j home instead, or stays on the site', (value) => {
+    const result = safeReturnTo(value, BASE);
+    // Whatever comes back, the browser resolving it as a Location stays on this site.
+    expect(new URL(result, BASE).origin).toBe(BASE);
+    expect(result.startsWith('//')).toBe(false);
+  });
+
+  it.each(['//evil.example/path', '/..//evil.example', '/%2e%2e//evil.example', '/a/..//x', '/.//x'])('refuses %j outright', (value) => {
     expect(safeReturnTo(value, BASE)).toBe('/');
   });
 });

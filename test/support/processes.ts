@@ -19,16 +19,27 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 
 /** Runs the built CLI (`npm run cli -- …` without the build step). */
 export function runCli(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
+  return runCliWithInput(env, undefined, ...args);
+}
+
+/** Runs the built CLI with `input` on its standard input. */
+export function runCliWithInput(env: Record<string, string>, input: string | undefined, ...args: string[]): Promise<CliResult> {
   return new Promise((done) => {
-    execFile('node', [resolve(ROOT, 'dist/src/cli/main.js'), ...args], { env: childEnv(env), timeout: 60_000 }, (error, stdout, stderr) => {
-      let json: Record<string, any>;
-      try {
-        json = JSON.parse(stdout) as Record<string, any>;
-      } catch {
-        json = {};
-      }
-      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr, json });
-    });
+    const child = execFile(
+      'node',
+      [resolve(ROOT, 'dist/src/cli/main.js'), ...args],
+      { env: childEnv(env), timeout: 60_000 },
+      (error, stdout, stderr) => {
+        let json: Record<string, any>;
+        try {
+          json = JSON.parse(stdout) as Record<string, any>;
+        } catch {
+          json = {};
+        }
+        done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr, json });
+      },
+    );
+    child.stdin?.end(input ?? '');
   });
 }
 
