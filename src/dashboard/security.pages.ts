@@ -108,7 +108,7 @@ export function securityPage(o: SecurityPageOptions): string {
       </div>
 
       <h2 class="section" id="sessions">Where you are signed in</h2>
-      <table>
+      <table class="stack">
         <thead>
           <tr>
             <th scope="col">Browser</th>

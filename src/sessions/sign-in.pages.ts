@@ -23,15 +23,3 @@ export function signInPage(options: { csrfToken: string; returnTo: string; login
     </div>`,
   });
 }
-
-export function messagePage(title: string, message: string, options: { signedIn?: boolean } = {}): string {
-  return page({
-    title,
-    narrow: true,
-    body: html`<div class="card">
-      <h1>${title}</h1>
-      <p>${message}</p>
-      ${options.signedIn === false ? html`<p><a href="/sign-in">Sign in</a></p>` : null}
-    </div>`,
-  });
-}

@@ -193,6 +193,8 @@ describe('OAuth consent in the browser', () => {
     await user.goto(`${t.config.baseUrl}/account/authorized`);
     await user.waitForSelector('text=Mission Planner');
     await user.screenshot({ path: `${SHOTS}/authorized-applications.png` });
+    await user.click('text=Revoke access…');
+    await user.waitForSelector('text=Revoke access for “Mission Planner”?');
     await user.click('button:has-text("Revoke access")');
     await user.waitForSelector('text=Access for “Mission Planner” revoked.');
     expect((await graphql(t.url, '{ viewer { name } }', { bearer: access_token })).status).toBe(401);

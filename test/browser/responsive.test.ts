@@ -32,12 +32,14 @@ let t: TestApp;
 let browser: Browser;
 /** Cookies of a browser signed in as USER through the sign-in page. */
 let signedInState: Awaited<ReturnType<BrowserContext['storageState']>>;
-const data = { tokenId: '', applicationId: '', clientId: '' };
+const data = { tokenId: '', applicationId: '', clientId: '', approvedId: '' };
 
 interface PageCase {
   /** File name stem of the screenshots, docs/screenshots/<name>-<width>.png */
   name: string;
   signedIn: boolean;
+  /** Pages without the signed-in navigation (error pages). */
+  noNavigation?: boolean;
   /** Brings the page to the state to check (navigates, fills forms…). */
   open: (page: Page) => Promise<unknown>;
 }
@@ -119,16 +121,37 @@ const PAGES: PageCase[] = [
     signedIn: true,
     open: visit(() => `/oauth/authorize?${authorizeQuery(data.clientId)}`, 'text=wants to use your Agora account'),
   },
-  { name: 'explorer', signedIn: true, open: visit(() => '/explorer', '#query') },
+  { name: 'explorer', signedIn: true, open: visit(() => '/explorer', '.graphiql-container') },
+  { name: 'security', signedIn: true, open: visit(() => '/account/security', 'text=Where you are signed in') },
+  {
+    name: 'security-errors',
+    signedIn: true,
+    open: async (page) => {
+      await visit(() => '/account/security')(page);
+      await page.fill('#current-password', 'not-the-password');
+      await page.fill('#new-password', 'short');
+      await page.click('button:has-text("Change password")');
+      await page.waitForSelector('#new-password-error');
+    },
+  },
+  { name: 'sign-out-everywhere', signedIn: true, open: visit(() => '/account/sessions/sign-out-everywhere', 'text=Sign out everywhere?') },
+  {
+    name: 'regenerate-secret',
+    signedIn: true,
+    open: visit(() => `/applications/${data.applicationId}/secret`, 'text=Regenerate the secret'),
+  },
+  { name: 'revoke-access', signedIn: true, open: visit(() => `/account/authorized/${data.approvedId}/revoke`, 'text=Revoke access for') },
+  { name: 'not-found', signedIn: true, noNavigation: true, open: visit(() => '/no-such-page', 'text=Page not found') },
 ];
 
 /**
  * Runs in the page: everything (elements and text) whose right edge passes the viewport, unless it sits in a
- * scrolling box that itself fits; what is not rendered (a closed menu) does not count. A plain string, as the test's TypeScript has no DOM types.
+ * scrolling or clipping box that itself fits; what is not rendered (a closed menu) does not count. A plain string, as the test's TypeScript has no DOM types.
  */
 const OVERFLOWING = `(() => {
   const limit = window.innerWidth + 1;
-  const scrolls = (el) => /(auto|scroll)/.test(getComputedStyle(el).overflowX);
+  // A box that scrolls or clips its content keeps it from widening the page.
+  const scrolls = (el) => /(auto|scroll|hidden|clip)/.test(getComputedStyle(el).overflowX);
   const contained = (node) => {
     for (let el = node.parentElement; el && el !== document.documentElement; el = el.parentElement) {
       if (scrolls(el) && el.getBoundingClientRect().right <= limit) return true;
@@ -168,7 +191,7 @@ async function expectNoHorizontalOverflow(page: Page): Promise<void> {
 
 /** Sign out is visible at once on wide screens, behind the Menu button on narrow ones, and inside the viewport. */
 async function expectSignOutReachable(page: Page, width: number): Promise<void> {
-  const signOut = page.getByRole('button', { name: 'Sign out' });
+  const signOut = page.getByRole('button', { name: 'Sign out', exact: true });
   if (width < COLLAPSED_BELOW) {
     expect(await signOut.isVisible()).toBe(false);
     await page.locator('header summary').click();
@@ -204,6 +227,7 @@ beforeAll(async () => {
     scopes: ['openid', 'profile', 'api'],
   });
   await t.get(GrantsService).remember(user.id, approved.id, ['openid', 'profile', 'api']);
+  data.approvedId = approved.id;
 
   // Signs in through the page, once; every signed-in case reuses these cookies.
   const context = await browser.newContext();
@@ -229,7 +253,7 @@ describe.each(PAGES)('the $name page', (pageCase) => {
       await pageCase.open(page);
       await page.screenshot({ path: `${SHOTS}/${pageCase.name}-${viewport.width}.png`, fullPage: true });
       await expectNoHorizontalOverflow(page);
-      if (pageCase.signedIn) {
+      if (pageCase.signedIn && !pageCase.noNavigation) {
         await expectSignOutReachable(page, viewport.width);
         await expectNoHorizontalOverflow(page); // the opened menu fits too
         if (pageCase.name === 'home' && viewport.width < COLLAPSED_BELOW) {
