@@ -167,6 +167,19 @@ describe('administration CLI', () => {
     expect((await signIn(new Browser(t.url), user.username, 'a-brand-new-passphrase')).status).toBe(303);
   });
 
+  it("sets a user's e-mail address, refusing an invalid or taken one", async () => {
+    const user = await createUser(t);
+    const other = await createUser(t);
+    const invalid = await runCli(t.databaseEnv, 'users:set-email', '--username', user.username, '--email', 'nope');
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/--email: Email must be a valid address/);
+    const taken = await runCli(t.databaseEnv, 'users:set-email', '--username', user.username, '--email', other.email);
+    expect(taken.code).toBe(1);
+    const set = await runCli(t.databaseEnv, 'users:set-email', '--username', user.username, '--email', 'moved@example.com');
+    expect(set.json).toMatchObject({ username: user.username, email: 'moved@example.com' });
+    expect((await signIn(new Browser(t.url), 'moved@example.com', TEST_PASSWORD)).status).toBe(303);
+  });
+
   it('refuses a duplicate username or email, case-insensitively', async () => {
     const result = await runCli(
       t.databaseEnv,

@@ -55,6 +55,44 @@ describe('changing the password', () => {
   });
 });
 
+describe('guessing the current password', () => {
+  it('is throttled like signing in, on both forms, and counts toward signing in', async () => {
+    const user = await createUser(t);
+    const browser = await signedIn(user.username);
+    const { _csrf } = await securityForm(browser);
+    for (let i = 0; i < 10; i++) {
+      const form = i % 2 === 0 ? '/account/password' : '/account/email';
+      const res = await browser.post(form, {
+        _csrf: _csrf!,
+        current_password: `guess-number-${i}`,
+        new_password: 'a-new-passphrase-1',
+        email: 'x@example.com',
+      });
+      expect(res.status).toBe(422);
+    }
+    const locked = await browser.post('/account/password', {
+      _csrf: _csrf!,
+      current_password: TEST_PASSWORD,
+      new_password: 'a-new-passphrase-1',
+    });
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await locked.text()).toContain('Too many incorrect passwords.');
+    expect((await signIn(new Browser(t.url), user.username, TEST_PASSWORD)).status).toBe(429);
+    t.clock.advance(15 * 60_000 + 1000);
+  });
+
+  it('does not count a change refused for another reason than the current password', async () => {
+    const user = await createUser(t);
+    const browser = await signedIn(user.username);
+    const { _csrf } = await securityForm(browser);
+    for (let i = 0; i < 12; i++) {
+      const res = await browser.post('/account/password', { _csrf: _csrf!, current_password: TEST_PASSWORD, new_password: 'short' });
+      expect(res.status).toBe(422);
+    }
+  });
+});
+
 describe('changing the e-mail address', () => {
   it('needs the current password and a free, valid address; reports both problems at once', async () => {
     const user = await createUser(t);
@@ -74,7 +112,7 @@ describe('changing the e-mail address', () => {
       current_password: TEST_PASSWORD,
     });
     expect(taken.status).toBe(422);
-    expect(await taken.text()).toContain('This email address cannot be used');
+    expect(await taken.text()).toContain('This email address is already used by another account.');
 
     const { posted, html } = await browser.submit('/account/email', {
       _csrf: _csrf!,

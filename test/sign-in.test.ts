@@ -32,13 +32,26 @@ describe('sign-in throttling', () => {
     expect((await signIn(browser, user.username, TEST_PASSWORD)).status).toBe(303);
   });
 
-  it('forgives an account its failures after a successful sign-in', async () => {
+  it("counts a successful sign-in's own attempt back, but not the failures before it (someone else's guesses keep counting)", async () => {
+    const user = await createUser(t);
+    const attacker = new Browser(t.url);
+    await failTimes(attacker, user.username, SIGN_IN_LIMITS.login - 1);
+    // The owner signs in: that attempt is not a failure…
+    expect((await signIn(new Browser(t.url), user.username, TEST_PASSWORD)).status).toBe(303);
+    // …and the attacker's nine guesses still count: one more, then the account waits.
+    await failTimes(attacker, user.username, 1);
+    expect((await signIn(attacker, user.username, 'another-wrong-guess')).status).toBe(429);
+    t.clock.advance(15 * 60_000 + 1000);
+  });
+
+  it('counts guesses by username and by e-mail address against the same account', async () => {
     const user = await createUser(t);
     const browser = new Browser(t.url);
-    await failTimes(browser, user.username, SIGN_IN_LIMITS.login - 1);
-    expect((await signIn(browser, user.username, TEST_PASSWORD)).status).toBe(303);
-    await failTimes(new Browser(t.url), user.username, SIGN_IN_LIMITS.login - 1);
-    expect((await signIn(new Browser(t.url), user.username, TEST_PASSWORD)).status).toBe(303);
+    await failTimes(browser, user.username, SIGN_IN_LIMITS.login / 2);
+    await failTimes(browser, user.email.toUpperCase(), SIGN_IN_LIMITS.login / 2);
+    expect((await signIn(browser, user.email, TEST_PASSWORD)).status).toBe(429);
+    expect((await signIn(browser, user.username, TEST_PASSWORD)).status).toBe(429);
+    t.clock.advance(15 * 60_000 + 1000);
   });
 
   it(`limits one address to ${SIGN_IN_LIMITS.ip} failures across accounts`, async () => {
@@ -68,7 +81,7 @@ describe('session cookies', () => {
       const csrfCookie = form.headers.getSetCookie().find((c) => c.startsWith('__Host-agora_csrf='))!;
       expect(csrfCookie).toMatch(/HttpOnly/i);
       expect(csrfCookie).toMatch(/Secure/i);
-      expect(csrfCookie).toMatch(/SameSite=Strict/i);
+      expect(csrfCookie).toMatch(/SameSite=Lax/i);
       expect(csrfCookie).toMatch(/Path=\//);
       expect(csrfCookie).not.toMatch(/Domain=/i);
       const secret = /^__Host-agora_csrf=([^;]+)/.exec(csrfCookie)![1]!;

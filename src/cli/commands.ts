@@ -76,6 +76,14 @@ export const DATA_COMMANDS: Record<string, Command> = {
       return { id: user.id, username: user.username, sessionsEnded };
     },
   },
+  'users:set-email': {
+    usage: 'users:set-email --username U --email E',
+    async run(app, flags) {
+      const { username, email } = requiredAll(flags, ['username', 'email']);
+      const user = await app.get(UsersService).setEmail(username, email);
+      return { id: user.id, username: user.username, email: user.email };
+    },
+  },
   'users:block': {
     usage: 'users:block --username U',
     async run(app, flags) {

@@ -1,15 +1,13 @@
-import { Body, Controller, Get, Param, ParseUUIDPipe, Post } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post } from '@nestjs/common';
 import { DomainError } from '../errors/domain-error.js';
 import { PersonalTokensService } from '../personal-tokens/personal-tokens.service.js';
 import type { SignedInUser } from '../sessions/sessions.service.js';
 import { UsersService } from '../users/users.service.js';
-import { fieldErrors, formList } from '../web/form-values.js';
+import { fieldErrors, formList, formText } from '../web/form-values.js';
 import type { PageContext, PageResult } from '../web/page-result.js';
 import { seeOther, view } from '../web/page-result.js';
 import { Pages, SignedIn } from '../web/pages.decorator.js';
 import { AccountPageOptions, accountPage, confirmRevokePage } from './account.pages.js';
-
-const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /** The account page: profile (display name) and personal access tokens (create, shown once; revoke with confirmation). */
 @Controller('account')
@@ -27,7 +25,7 @@ export class AccountController {
 
   @Post('profile')
   async updateProfile(@SignedIn() signedIn: SignedInUser, @Body() body: Record<string, unknown>): Promise<PageResult> {
-    const name = text(body.name);
+    const name = formText(body.name);
     try {
       await this.users.updateProfile(signedIn.user.id, { name });
       return seeOther('/account', { path: '/account', notice: 'Profile saved.' });
@@ -39,9 +37,9 @@ export class AccountController {
 
   @Post('tokens')
   async create(@SignedIn() signedIn: SignedInUser, @Body() body: Record<string, unknown>): Promise<PageResult> {
-    const name = text(body.name);
+    const name = formText(body.name);
     const scopes = formList(body.scopes);
-    const expires = text(body.expires_at) || undefined;
+    const expires = formText(body.expires_at) || undefined;
     try {
       const expiresAt = expires ? new Date(`${expires}T23:59:59.999Z`) : null;
       const { token, personalToken } = await this.tokens.create(signedIn.user.id, { name, scopes, expiresAt });
@@ -53,13 +51,13 @@ export class AccountController {
   }
 
   @Get('tokens/:id/revoke')
-  async confirmRevoke(@SignedIn() signedIn: SignedInUser, @Param('id', ParseUUIDPipe) id: string): Promise<PageResult> {
+  async confirmRevoke(@SignedIn() signedIn: SignedInUser, @Param('id') id: string): Promise<PageResult> {
     const token = await this.tokens.getActive(id, signedIn.user.id);
     return view((c) => confirmRevokePage({ signedIn, csrfToken: c.csrfToken, token }));
   }
 
   @Post('tokens/:id/revoke')
-  async revoke(@SignedIn() signedIn: SignedInUser, @Param('id', ParseUUIDPipe) id: string): Promise<PageResult> {
+  async revoke(@SignedIn() signedIn: SignedInUser, @Param('id') id: string): Promise<PageResult> {
     const token = await this.tokens.revoke(id, signedIn.user.id);
     return seeOther('/account', { path: '/account', notice: `Token “${token.name}” revoked. Requests using it now fail.` });
   }

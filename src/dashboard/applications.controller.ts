@@ -5,7 +5,7 @@ import { DomainError } from '../errors/domain-error.js';
 import { ApplicationsService } from '../oauth/applications.service.js';
 import { GrantsService } from '../oauth/grants.service.js';
 import type { SignedInUser } from '../sessions/sessions.service.js';
-import { fieldErrors, formList } from '../web/form-values.js';
+import { fieldErrors, formList, formText } from '../web/form-values.js';
 import type { PageResult } from '../web/page-result.js';
 import { seeOther, view } from '../web/page-result.js';
 import { Pages, SignedIn } from '../web/pages.decorator.js';
@@ -18,10 +18,8 @@ import {
   confirmRevokeAccessPage,
 } from './applications.pages.js';
 
-const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-
 function applicationInput(body: Record<string, unknown>) {
-  return { name: text(body.name), redirectUris: text(body.redirect_uris).split(/\r?\n/), scopes: formList(body.scopes) };
+  return { name: formText(body.name), redirectUris: formText(body.redirect_uris).split(/\r?\n/), scopes: formList(body.scopes) };
 }
 
 function isInvalidInput(err: unknown): err is DomainError {
@@ -57,7 +55,7 @@ export class ApplicationsController {
     } catch (err) {
       if (!isInvalidInput(err)) throw err;
       const applications = await this.applications.listForOwner(signedIn.user.id);
-      const values = { name: input.name, redirectUris: text(body.redirect_uris), scopes: input.scopes };
+      const values = { name: input.name, redirectUris: formText(body.redirect_uris), scopes: input.scopes };
       return view((c) => applicationsPage({ signedIn, csrfToken: c.csrfToken, applications, errors: fieldErrors(err), values }), {
         status: 422,
       });
@@ -88,7 +86,7 @@ export class ApplicationsController {
       return seeOther(`/applications/${id}`, { path: `/applications/${id}`, notice: 'Saved.' });
     } catch (err) {
       if (!isInvalidInput(err)) throw err;
-      const values = { name: input.name, redirectUris: text(body.redirect_uris), scopes: input.scopes };
+      const values = { name: input.name, redirectUris: formText(body.redirect_uris), scopes: input.scopes };
       return view(
         (c) =>
           applicationPage({

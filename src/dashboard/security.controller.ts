@@ -1,17 +1,17 @@
 import { Body, Controller, Get, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { DomainError } from '../errors/domain-error.js';
+import { DomainError, failuresOf } from '../errors/domain-error.js';
 import { SessionsService } from '../sessions/sessions.service.js';
 import type { SignedInUser } from '../sessions/sessions.service.js';
+import { SignInThrottle } from '../sessions/sign-in-throttle.js';
 import { WebSession } from '../sessions/web-session.js';
-import { UsersService } from '../users/users.service.js';
-import { fieldErrors } from '../web/form-values.js';
+import { accountThrottleKey, UsersService } from '../users/users.service.js';
+import { fieldErrors, formText } from '../web/form-values.js';
 import type { PageResult } from '../web/page-result.js';
 import { Redirect, seeOther, view } from '../web/page-result.js';
 import { Pages, SignedIn } from '../web/pages.decorator.js';
 import { confirmSignOutEverywherePage, SecurityPageOptions, securityPage } from './security.pages.js';
 
-const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 const isInvalid = (err: unknown): err is DomainError => err instanceof DomainError && err.kind !== 'forbidden' && err.kind !== 'not_found';
 
 /** The security page: change password (other sessions end), change e-mail, active sessions and signing out everywhere. */
@@ -22,6 +22,7 @@ export class SecurityController {
     private readonly users: UsersService,
     private readonly sessions: SessionsService,
     private readonly session: WebSession,
+    private readonly throttle: SignInThrottle,
   ) {}
 
   @Get('security')
@@ -30,31 +31,70 @@ export class SecurityController {
   }
 
   @Post('password')
-  async changePassword(@SignedIn() signedIn: SignedInUser, @Body() body: Record<string, unknown>): Promise<PageResult> {
+  async changePassword(
+    @SignedIn() signedIn: SignedInUser,
+    @Req() req: FastifyRequest,
+    @Body() body: Record<string, unknown>,
+  ): Promise<PageResult> {
+    const refused = await this.guessing(signedIn, req, 'passwordErrors');
+    if (refused) return refused;
     try {
       await this.users.changePassword(signedIn.user.id, {
-        currentPassword: text(body.current_password),
-        newPassword: text(body.new_password),
+        currentPassword: formText(body.current_password),
+        newPassword: formText(body.new_password),
       });
     } catch (err) {
       if (!isInvalid(err)) throw err;
+      await this.settle(signedIn, req, err);
       return this.securityView(signedIn, { passwordErrors: fieldErrors(err) }, 422);
     }
+    await this.throttle.recordSuccess(accountKey(signedIn), req.ip);
     const ended = await this.sessions.endAllFor(signedIn.user.id, signedIn.sessionId);
     const others = ended === 0 ? '' : ` ${ended === 1 ? 'Your other session was' : `Your ${ended} other sessions were`} signed out.`;
     return seeOther('/account/security', { path: '/account/security', notice: `Password changed.${others}` });
   }
 
   @Post('email')
-  async changeEmail(@SignedIn() signedIn: SignedInUser, @Body() body: Record<string, unknown>): Promise<PageResult> {
-    const email = text(body.email);
+  async changeEmail(
+    @SignedIn() signedIn: SignedInUser,
+    @Req() req: FastifyRequest,
+    @Body() body: Record<string, unknown>,
+  ): Promise<PageResult> {
+    const refused = await this.guessing(signedIn, req, 'emailErrors');
+    if (refused) return refused;
+    const email = formText(body.email);
     try {
-      const user = await this.users.changeEmail(signedIn.user.id, { currentPassword: text(body.current_password), email });
+      const user = await this.users.changeEmail(signedIn.user.id, { currentPassword: formText(body.current_password), email });
+      await this.throttle.recordSuccess(accountKey(signedIn), req.ip);
       return seeOther('/account/security', { path: '/account/security', notice: `E-mail address changed to ${user.email}.` });
     } catch (err) {
       if (!isInvalid(err)) throw err;
+      await this.settle(signedIn, req, err);
       return this.securityView(signedIn, { emailErrors: fieldErrors(err), email }, 422);
     }
+  }
+
+  /**
+   * The current password these forms ask for is checked under the sign-in throttle (the same count as
+   * signing in: someone at an unattended session cannot guess it without limit). A 429 page when the
+   * account or address is over its limit, else null with the attempt counted.
+   */
+  private async guessing(signedIn: SignedInUser, req: FastifyRequest, form: 'passwordErrors' | 'emailErrors'): Promise<PageResult | null> {
+    const wait = await this.throttle.reserveAttempt(accountKey(signedIn), req.ip);
+    if (wait === 0) return null;
+    const minutes = Math.ceil(wait / 60);
+    const error = `Too many incorrect passwords. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+    const sessions = await this.sessions.listForUser(signedIn.user.id);
+    return view((c) => securityPage({ signedIn, csrfToken: c.csrfToken, sessions, [form]: { currentPassword: error } }), {
+      status: 429,
+      headers: { 'retry-after': String(wait) },
+    });
+  }
+
+  /** A refusal that was not about the current password takes back the attempt it counted. */
+  private async settle(signedIn: SignedInUser, req: FastifyRequest, err: DomainError): Promise<void> {
+    if (!failuresOf(err).some((failure) => failure.code === 'WRONG_PASSWORD'))
+      await this.throttle.recordSuccess(accountKey(signedIn), req.ip);
   }
 
   @Get('sessions/sign-out-everywhere')
@@ -73,4 +113,9 @@ export class SecurityController {
     const sessions = await this.sessions.listForUser(signedIn.user.id);
     return view((c) => securityPage({ signedIn, csrfToken: c.csrfToken, sessions, notice: c.flash?.notice, ...extra }), { status });
   }
+}
+
+/** The throttle's key for this user: the same as signing in. */
+function accountKey(signedIn: SignedInUser): string {
+  return accountThrottleKey(signedIn.user.id);
 }

@@ -65,6 +65,22 @@ export class AuthorizationRequestValidator {
     private readonly pkce: PkceService,
   ) {}
 
+  /**
+   * For a page whose form may end, through redirects, at a client (sign-in or sign-up on the way to
+   * `/oauth/authorize`): the origin of that request's registered redirect URI, which the page's CSP
+   * form-action must allow (Chromium applies form-action to the redirects after a submission). Only a
+   * valid request counts, so the page never allows an origin no application registered.
+   */
+  async clientOriginOf(returnTo: string): Promise<string | undefined> {
+    if (!returnTo.startsWith('/oauth/authorize?')) return undefined;
+    try {
+      const request = await this.validate(new URLSearchParams(returnTo.slice(returnTo.indexOf('?') + 1)));
+      return new URL(request.redirectUri).origin;
+    } catch {
+      return undefined;
+    }
+  }
+
   async validate(params: URLSearchParams): Promise<AuthorizationRequest> {
     const application = await this.checkClient(params);
     const redirectUri = this.checkRedirectUri(params, application);

@@ -6,6 +6,7 @@ import { PageGuard } from '../web/page.guard.js';
 import { SessionEntity } from './session.entity.js';
 import { SessionsService } from './sessions.service.js';
 import { SignInFailureEntity } from './sign-in-failure.entity.js';
+import { ReturnOrigins } from './return-origins.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 import { SignInController } from './sign-in.controller.js';
 import { SignUpController } from './sign-up.controller.js';
@@ -14,7 +15,7 @@ import { WebSession } from './web-session.js';
 /** Browser sessions, the sign-in pages, and the pages' guard (who is signed in, CSRF). */
 @Module({
   imports: [TypeOrmModule.forFeature([SessionEntity, SignInFailureEntity]), UsersModule],
-  providers: [SessionsService, WebSession, SignInThrottle, { provide: APP_GUARD, useClass: PageGuard }],
+  providers: [SessionsService, WebSession, SignInThrottle, ReturnOrigins, { provide: APP_GUARD, useClass: PageGuard }],
   controllers: [SignInController, SignUpController],
   exports: [WebSession, SessionsService, SignInThrottle],
 })

@@ -49,29 +49,30 @@ export class SignInThrottle {
   ) {}
 
   /**
-   * 0 when this sign-in attempt may be checked, in which case it is already recorded as a failure of
-   * both the login and the address (a success takes that back: `recordSuccess`); otherwise the seconds
+   * 0 when this password check may run, in which case it is already recorded as a failure of both the
+   * account (`UsersService.throttleKey`: the same whether the user typed username or e-mail) and the address (a success takes that back: `recordSuccess`); otherwise the seconds
    * to wait, and nothing is recorded.
    */
-  async reserveAttempt(login: string, ip: string): Promise<number> {
+  async reserveAttempt(account: string, ip: string): Promise<number> {
     const { retryAfterSeconds } = await this.reserve([
-      { subject: subject('login', login), limit: SIGN_IN_LIMITS.login, windowMs: WINDOW_MS },
+      { subject: subject('login', account), limit: SIGN_IN_LIMITS.login, windowMs: WINDOW_MS },
       { subject: subject('ip', ip), limit: SIGN_IN_LIMITS.ip, windowMs: WINDOW_MS },
     ]);
     return retryAfterSeconds;
   }
 
   /**
-   * A successful sign-in forgives the account's earlier failures, and takes back the failure its own
-   * attempt reserved for the address (the newest: which one does not change the count).
+   * A successful attempt takes back the failure it reserved, for the account and for the address (the
+   * newest row of each: which one does not change the count). Earlier failures keep counting: the
+   * owner signing in must not wipe the guesses someone else made from elsewhere.
    */
-  async recordSuccess(login: string, ip?: string): Promise<void> {
-    await this.failures.delete({ subject: subject('login', login) });
-    if (ip === undefined) return;
-    await this.failures.query(
-      `DELETE FROM sign_in_failures WHERE id = (SELECT id FROM sign_in_failures WHERE subject = $1 ORDER BY created_at DESC, id DESC LIMIT 1)`,
-      [subject('ip', ip)],
-    );
+  async recordSuccess(account: string, ip: string): Promise<void> {
+    for (const key of [subject('login', account), subject('ip', ip)]) {
+      await this.failures.query(
+        `DELETE FROM sign_in_failures WHERE id = (SELECT id FROM sign_in_failures WHERE subject = $1 ORDER BY created_at DESC, id DESC LIMIT 1)`,
+        [key],
+      );
+    }
   }
 
   /**

@@ -12,6 +12,7 @@ import { safeReturnTo } from '../web/return-to.js';
 import type { SignedInUser } from './sessions.service.js';
 import { signInPage } from './sign-in.pages.js';
 import { SignInThrottle } from './sign-in-throttle.js';
+import { ReturnOrigins } from './return-origins.js';
 import { WebSession } from './web-session.js';
 
 const FAILED = 'Incorrect username, email or password.';
@@ -24,21 +25,24 @@ export class SignInController {
     private readonly session: WebSession,
     private readonly users: UsersService,
     private readonly throttle: SignInThrottle,
+    private readonly returnOrigins: ReturnOrigins,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Get('sign-in')
   @AnonymousPage()
-  form(
+  async form(
     @CurrentSession() signedIn: SignedInUser | null,
     @Query('return_to') returnTo?: string,
     @Query('reauth') reauth?: string,
-  ): PageResult {
+  ): Promise<PageResult> {
     const target = safeReturnTo(returnTo, this.config.baseUrl);
     // `reauth`: an application asked for a fresh sign-in (OpenID Connect prompt=login, max_age).
     if (signedIn && reauth !== '1') return seeOther(target);
     const notice = signedIn ? 'The application you came from asks you to sign in again.' : undefined;
-    return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, notice }));
+    return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, notice }), {
+      formActions: await this.returnOrigins.of(target),
+    });
   }
 
   @Post('sign-in')
@@ -47,20 +51,25 @@ export class SignInController {
     const target = safeReturnTo(body.return_to, this.config.baseUrl);
     const login = typeof body.login === 'string' ? body.login : '';
     const password = typeof body.password === 'string' ? body.password : '';
-    const wait = await this.throttle.reserveAttempt(login, req.ip);
+    const account = await this.users.throttleKey(login);
+    const wait = await this.throttle.reserveAttempt(account, req.ip);
     if (wait > 0) {
       const minutes = Math.ceil(wait / 60);
       const error = `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
       return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, login, error }), {
         status: 429,
+        formActions: await this.returnOrigins.of(target),
         headers: { 'retry-after': String(wait) },
       });
     }
     const user = login && password ? await this.users.verifyCredentials(login, password) : null;
     if (!user) {
-      return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, login, error: FAILED }), { status: 401 });
+      return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, login, error: FAILED }), {
+        status: 401,
+        formActions: await this.returnOrigins.of(target),
+      });
     }
-    await this.throttle.recordSuccess(login, req.ip);
+    await this.throttle.recordSuccess(account, req.ip);
     return new Redirect(target, 303, { cookies: await this.session.signIn(req, user.id) });
   }
 

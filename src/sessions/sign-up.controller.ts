@@ -4,7 +4,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { DomainError } from '../errors/domain-error.js';
 import { UsersService } from '../users/users.service.js';
-import { fieldErrors } from '../web/form-values.js';
+import { fieldErrors, formText } from '../web/form-values.js';
 import type { PageResult } from '../web/page-result.js';
 import { Redirect, seeOther, view } from '../web/page-result.js';
 import { AnonymousPage, CurrentSession, Pages } from '../web/pages.decorator.js';
@@ -12,9 +12,8 @@ import { safeReturnTo } from '../web/return-to.js';
 import type { SignedInUser } from './sessions.service.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 import { signUpPage } from './sign-up.pages.js';
+import { ReturnOrigins } from './return-origins.js';
 import { WebSession } from './web-session.js';
-
-const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /** Account creation: on success the new user is signed in and continues where they were going. */
 @Controller('sign-up')
@@ -25,20 +24,21 @@ export class SignUpController {
     private readonly session: WebSession,
     private readonly users: UsersService,
     private readonly throttle: SignInThrottle,
+    private readonly returnOrigins: ReturnOrigins,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Get()
-  form(@CurrentSession() signedIn: SignedInUser | null, @Query('return_to') returnTo?: string): PageResult {
+  async form(@CurrentSession() signedIn: SignedInUser | null, @Query('return_to') returnTo?: string): Promise<PageResult> {
     const target = safeReturnTo(returnTo, this.config.baseUrl);
     if (signedIn) return seeOther(target);
-    return view((c) => signUpPage({ csrfToken: c.csrfToken, returnTo: target }));
+    return view((c) => signUpPage({ csrfToken: c.csrfToken, returnTo: target }), { formActions: await this.returnOrigins.of(target) });
   }
 
   @Post()
   async create(@Req() req: FastifyRequest, @Body() body: Record<string, unknown>): Promise<PageResult> {
     const target = safeReturnTo(body.return_to, this.config.baseUrl);
-    const values = { username: text(body.username), email: text(body.email), name: text(body.name) };
+    const values = { username: formText(body.username), email: formText(body.email), name: formText(body.name) };
     const reservation = await this.throttle.reserveSignUp(req.ip);
     if (!reservation.granted) {
       const wait = reservation.retryAfterSeconds;
@@ -51,12 +51,15 @@ export class SignUpController {
       });
     }
     try {
-      const user = await this.throttle.settleSignUp(reservation, () => this.users.create({ ...values, password: text(body.password) }));
+      const user = await this.throttle.settleSignUp(reservation, () => this.users.create({ ...values, password: formText(body.password) }));
       return new Redirect(target, 303, { cookies: await this.session.signIn(req, user.id) });
     } catch (err) {
       if (!(err instanceof DomainError) || (err.kind !== 'invalid' && err.kind !== 'conflict')) throw err;
       const errors = fieldErrors(err);
-      return view((c) => signUpPage({ csrfToken: c.csrfToken, returnTo: target, values, errors }), { status: 422 });
+      return view((c) => signUpPage({ csrfToken: c.csrfToken, returnTo: target, values, errors }), {
+        status: 422,
+        formActions: await this.returnOrigins.of(target),
+      });
     }
   }
 }

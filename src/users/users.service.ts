@@ -85,7 +85,7 @@ export class UsersService {
     try {
       await this.users.update({ id }, { email });
     } catch (err) {
-      throw uniqueViolationToUserError(err) ?? err;
+      throw uniqueViolationToUserError(err, 'change') ?? err;
     }
     this.credentials.forgetUser(id);
     return toUser(await this.users.findOneByOrFail({ id }));
@@ -100,10 +100,35 @@ export class UsersService {
     return toUser(entity);
   }
 
+  /** An operator sets a user's e-mail address (a user who lost access to the old one). */
+  async setEmail(username: string, email: string): Promise<User> {
+    const entity = await this.findEntityByLogin(username, 'username');
+    if (!entity) throw new UserError('USER_NOT_FOUND', `No user with username "${username}"`, 'username');
+    const trimmed = email.trim();
+    validateEmail(trimmed);
+    try {
+      await this.users.update({ id: entity.id }, { email: trimmed });
+    } catch (err) {
+      throw uniqueViolationToUserError(err, 'change') ?? err;
+    }
+    this.credentials.forgetUser(entity.id);
+    return toUser({ ...entity, email: trimmed });
+  }
+
   async getByUsername(username: string): Promise<User> {
     const entity = await this.findEntityByLogin(username, 'username');
     if (!entity) throw new UserError('USER_NOT_FOUND', `No user with username "${username}"`, 'username');
     return toUser(entity);
+  }
+
+  /**
+   * What password attempts for this login are counted under: the user's id, whether they typed their
+   * username or their e-mail address, or the login itself when no user has it.
+   */
+  async throttleKey(login: string): Promise<string> {
+    const trimmed = login.trim();
+    const entity = await this.findEntityByLogin(trimmed, trimmed.includes('@') ? 'email' : 'username');
+    return entity ? accountThrottleKey(entity.id) : `login:${trimmed.toLowerCase()}`;
   }
 
   /**
@@ -129,13 +154,22 @@ export class UsersService {
   }
 }
 
-function uniqueViolationToUserError(err: unknown): UserError | undefined {
+/** The key password attempts for this user are counted under, however they named themselves. */
+export function accountThrottleKey(userId: string): string {
+  return `user:${userId}`;
+}
+
+const EMAIL_TAKEN = {
+  signUp: 'This email address cannot be used for a new account. If it is yours, sign in instead.',
+  change: 'This email address is already used by another account.',
+};
+
+function uniqueViolationToUserError(err: unknown, when: keyof typeof EMAIL_TAKEN = 'signUp'): UserError | undefined {
   if (!(err instanceof QueryFailedError)) return undefined;
   const { code, constraint } = err.driverError as { code?: string; constraint?: string };
   if (code !== '23505') return undefined;
   if (constraint === 'users_username_lower_key') return new UserError('USERNAME_TAKEN', 'Username is already taken', 'username');
-  if (constraint === 'users_email_lower_key')
-    return new UserError('EMAIL_TAKEN', 'This email address cannot be used for a new account. If it is yours, sign in instead.', 'email');
+  if (constraint === 'users_email_lower_key') return new UserError('EMAIL_TAKEN', EMAIL_TAKEN[when], 'email');
   return undefined;
 }
 

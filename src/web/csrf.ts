@@ -25,7 +25,7 @@ const SECRET = /^[A-Za-z0-9_-]{24}$/;
 
 /**
  * CSRF protection for pages and the explorer's API calls, with @fastify/csrf's tokens: a random secret
- * in an HttpOnly, SameSite=Strict cookie, and per-form tokens derived from it and HMAC-bound (key from
+ * in an HttpOnly, SameSite=Lax cookie, and per-form tokens derived from it and HMAC-bound (key from
  * SECRET_KEY) to the sign-in session. A token from another session, a forged or replayed pair of
  * cookie and field, and a request another origin sent (`Origin` other than ours, `Origin: null`,
  * `Sec-Fetch-Site` other than same-origin) are refused.
@@ -39,7 +39,8 @@ export class CsrfTokens {
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(WEB_COOKIES) private readonly cookies: WebCookies,
   ) {
-    const hmacKey = Buffer.from(hkdfSync('sha256', config.secretKey ?? '', 'agora', 'csrf-tokens', 32));
+    if (!config.secretKey) throw new Error('SECRET_KEY is not resolved: CSRF tokens need it');
+    const hmacKey = Buffer.from(hkdfSync('sha256', config.secretKey, 'agora', 'csrf-tokens', 32));
     this.tokens = new Tokens({ userInfo: true, hmacKey });
     this.origin = new URL(config.baseUrl).origin;
   }
@@ -50,7 +51,10 @@ export class CsrfTokens {
     if (!SECRET.test(secret)) {
       secret = this.tokens.secretSync();
       req.cookies[this.cookies.csrf] = secret;
-      void reply.setCookie(this.cookies.csrf, secret, this.cookies.options('strict'));
+      // Lax, not Strict: a Strict cookie is not sent when the visitor arrives from another site (an OAuth
+      // client, a link in an e-mail), and a new secret would then break the forms open in other tabs.
+      // The token's binding to the session and the Origin check carry the protection.
+      void reply.setCookie(this.cookies.csrf, secret, this.cookies.options('lax'));
     }
     return this.tokens.create(secret, userInfo(binding));
   }

@@ -1,5 +1,10 @@
 import { DomainError, failuresOf } from '../errors/domain-error.js';
 
+/** A form field as text: '' when it is missing or not a single string. */
+export function formText(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
 /** A form field that may be sent once or several times (checkboxes), as a list of strings. */
 export function formList(value: unknown): string[] {
   return (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((v): v is string => typeof v === 'string');

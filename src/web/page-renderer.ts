@@ -27,7 +27,8 @@ export class PageRenderer {
     @Inject(WEB_COOKIES) private readonly cookies: WebCookies,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.flashes = new FlashSealer(config.secretKey ?? '');
+    if (!config.secretKey) throw new Error('SECRET_KEY is not resolved: the page flash needs it');
+    this.flashes = new FlashSealer(config.secretKey);
   }
 
   attach(fastify: FastifyInstance): void {

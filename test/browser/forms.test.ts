@@ -1,4 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createServer } from 'node:http';
+import { ApplicationsService } from '../../src/oauth/applications.service.js';
+import { GrantsService } from '../../src/oauth/grants.service.js';
 import { UsersService } from '../../src/users/users.service.js';
 import { freePort, startTestApp, TestApp } from '../support/test-app.js';
 import { launchChromium } from './chromium.js';
@@ -183,4 +186,55 @@ describe('return addresses', () => {
       await fresh.close();
     },
   );
+});
+
+describe('a returning user of an OAuth application', () => {
+  it('signs in and goes straight back to the application (form-action allows the registered client, and only it)', async () => {
+    const port = await freePort();
+    const callback = `http://127.0.0.1:${port}/callback`;
+    const arrived: string[] = [];
+    const client = createServer((req, res) => {
+      if (req.url!.startsWith('/callback')) arrived.push(req.url!);
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<p id="back">Back at the client</p>');
+    });
+    await new Promise<void>((done) => client.listen(port, '127.0.0.1', done));
+    try {
+      const user = await t.get(UsersService).getByUsername(USER.username);
+      const { application } = await t.get(ApplicationsService).create(user.id, {
+        name: 'Returning Client',
+        redirectUris: [callback],
+        scopes: ['openid', 'api'],
+      });
+      await t.get(GrantsService).remember(user.id, application.id, ['openid', 'api']);
+      const query = new URLSearchParams({
+        response_type: 'code',
+        client_id: application.clientId,
+        redirect_uri: callback,
+        scope: 'openid api',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        state: 'returning',
+      });
+      const fresh = await (await browser.newContext()).newPage();
+      await fresh.goto(`${t.config.baseUrl}/oauth/authorize?${query}`);
+      await fresh.waitForSelector('#login');
+      await fresh.fill('#login', USER.username);
+      await fresh.fill('#password', USER.password);
+      await fresh.click('button[type=submit]');
+      await fresh.waitForSelector('#back');
+      expect(arrived).toHaveLength(1);
+      expect(new URL(arrived[0]!, callback).searchParams.get('state')).toBe('returning');
+      expect(new URL(arrived[0]!, callback).searchParams.get('code')).toBeTruthy();
+      // A sign-in page that returns anywhere else allows only this site.
+      const plain = await fetch(`${t.config.baseUrl}/sign-in?return_to=%2Faccount`);
+      expect(plain.headers.get('content-security-policy')).toContain("form-action 'self';");
+      const forged = await fetch(
+        `${t.config.baseUrl}/sign-in?return_to=${encodeURIComponent(`/oauth/authorize?${query}`.replace(encodeURIComponent(callback), encodeURIComponent('https://evil.example/cb')))}`,
+      );
+      expect(forged.headers.get('content-security-policy')).not.toContain('evil.example');
+      await fresh.close();
+    } finally {
+      await new Promise<void>((done) => client.close(() => done()));
+    }
+  });
 });
