@@ -6,7 +6,7 @@ import { AuthError } from './auth.errors.js';
 import { Principal } from './principal.js';
 
 /**
- * Authenticates an API request by the browser's sign-in session. The sessions module registers it
+ * Authenticates an API request by the browser's sign-in session. The dashboard module's SessionCredential registers it
  * (it owns sessions and the CSRF tokens), so the auth module depends on neither.
  */
 export interface SessionCredentialVerifier {
@@ -32,7 +32,7 @@ export interface AuthenticateOptions {
 export class RequestAuthenticator {
   private sessions?: SessionCredentialVerifier;
 
-  /** Called once at start-up by the sessions module. */
+  /** Called once at start-up by the dashboard module (SessionCredential). */
   acceptSessions(verifier: SessionCredentialVerifier): void {
     this.sessions = verifier;
   }
