@@ -4,6 +4,7 @@ import { STATUS_CODES } from 'node:http';
 import { AuthError } from '../auth/auth.errors.js';
 import { OAUTH_CLIENT_ROUTES, OAuthError } from '../oauth/oauth.errors.js';
 import { DomainError, DomainErrorKind, failuresOf } from './domain-error.js';
+import { UnstorableTextError } from './text-input.js';
 import { GRAPHQL_PATH } from '../graphql/graphql-path.js';
 import { errorPage, wantsHtml } from '../web/error-pages.js';
 import { sendHtml } from '../web/security-headers.js';
@@ -38,6 +39,10 @@ export class HttpExceptionFilter implements ExceptionFilter {
     }
     if (error instanceof OAuthError) {
       sendOAuthError(reply, error);
+      return;
+    }
+    if (error instanceof UnstorableTextError) {
+      sendUnstorableText(request, reply, error, this.fieldName(error.field));
       return;
     }
     if (error instanceof DomainError) {
@@ -99,6 +104,18 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError): void {
 function fastifyClientError(error: unknown): string | undefined {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   return typeof code === 'string' && code.startsWith('FST_') && typeof message === 'string' ? message : undefined;
+}
+
+/** Text that cannot be stored, refused with the client error of the endpoint's own protocol. */
+function sendUnstorableText(request: FastifyRequest, reply: FastifyReply, error: UnstorableTextError, field: string): void {
+  const route = request.routeOptions?.url;
+  if (route && OAUTH_CLIENT_ROUTES.has(route)) {
+    sendOAuthError(reply, new OAuthError('invalid_request', `${field} ${error.reason}`));
+  } else if (route === GRAPHQL_PATH) {
+    void reply.status(400).send({ errors: [{ message: error.message, extensions: { code: 'BAD_USER_INPUT', field: error.field } }] });
+  } else {
+    void reply.status(400).send({ message: statusMessage(400), errors: { [field]: [error.reason] } });
+  }
 }
 
 /** A request Fastify could not read, answered in the shape its endpoint's callers expect. */

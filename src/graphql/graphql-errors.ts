@@ -2,6 +2,7 @@ import { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { AuthError } from '../auth/auth.errors.js';
+import { UnstorableTextError } from '../errors/text-input.js';
 import { DomainError, DomainErrorKind } from '../errors/domain-error.js';
 import { GraphqlContext } from './graphql-context.js';
 
@@ -31,6 +32,11 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
       path,
       extensions: { code: CODE_OF_KIND[original.kind], reason: original.code, ...(original.field ? { field: original.field } : {}) },
     };
+  }
+  // A string literal the validation rule refused (Apollo wraps it as a validation failure).
+  const text = original instanceof GraphQLError ? original.originalError : undefined;
+  if (text instanceof UnstorableTextError) {
+    return { message: formatted.message, locations, path, extensions: { code: 'BAD_USER_INPUT', field: text.field } };
   }
   if (original instanceof AuthError) {
     return {

@@ -11,6 +11,7 @@ import { OperationPolicyPlugin } from './operation-policy.plugin.js';
 import { PublicFieldsRegistry } from './public-fields.registry.js';
 import { join } from 'node:path';
 import { projectRoot } from '../config/project-root.js';
+import { storableStringLiterals } from './storable-string-literals.js';
 import { GRAPHQL_PATH } from './graphql-path.js';
 
 @Module({
@@ -42,6 +43,9 @@ class GraphqlPolicyModule {}
         includeStacktraceInErrorResponses: false,
         autoTransformHttpErrors: false,
         formatError: formatGraphqlError,
+        // The text boundary inside documents: string literals PostgreSQL cannot store (variables are
+        // checked with the request body by TextBoundaryInterceptor).
+        validationRules: [storableStringLiterals],
         // No @cacheControl hints are used: skip the per-field hook that would compute them.
         plugins: [policy, errorLoggingPlugin, ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],
       }),

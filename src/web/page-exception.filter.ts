@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../errors/domain-error.js';
+import { UnstorableTextError } from '../errors/text-input.js';
 import { CsrfError } from './csrf.js';
 import { errorPage } from './error-pages.js';
 import { SignInRequired } from './page.guard.js';
@@ -28,7 +29,8 @@ export class PageExceptionFilter implements ExceptionFilter {
     if (error instanceof CsrfError) {
       req.log.info({ reason: error.message }, 'Form refused');
       status = 403;
-    } else if (error instanceof DomainError) status = STATUS_OF_DOMAIN_KIND[error.kind];
+    } else if (error instanceof UnstorableTextError) status = 400;
+    else if (error instanceof DomainError) status = STATUS_OF_DOMAIN_KIND[error.kind];
     else if (error instanceof HttpException) status = error.getStatus();
     else req.log.error({ err: error }, 'Page failed');
     sendHtml(reply, errorPage(status, req.id), { status });
