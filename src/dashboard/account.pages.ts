@@ -3,7 +3,7 @@ import type { PersonalToken } from '../personal-tokens/personal-token.model.js';
 import type { SignedInUser } from '../sessions/sessions.service.js';
 import { isoDay } from '../web/form-values.js';
 import { html } from '../web/html.js';
-import { fieldError, page } from '../web/layout.js';
+import { confirmationPage, fieldError, page } from '../web/layout.js';
 
 export interface AccountPageOptions {
   signedIn: SignedInUser;
@@ -137,21 +137,14 @@ export function accountPage(o: AccountPageOptions): string {
 }
 
 export function confirmRevokePage(o: { signedIn: SignedInUser; csrfToken: string; token: PersonalToken }): string {
-  return page({
+  return confirmationPage({
     title: 'Revoke token',
-    narrow: true,
+    heading: `Revoke “${o.token.name}”?`,
+    consequences: html`Scripts using this token will get <code>401 Unauthorized</code> from their very next request. This cannot be undone.`,
+    action: `/account/tokens/${o.token.id}/revoke`,
+    button: 'Revoke token',
+    cancelHref: '/account#tokens',
     user: o.signedIn.user,
     csrfToken: o.csrfToken,
-    body: html`<div class="card">
-      <h1>Revoke “${o.token.name}”?</h1>
-      <p>Scripts using this token will get <code>401 Unauthorized</code> from their very next request. This cannot be undone.</p>
-      <form method="post" action="/account/tokens/${o.token.id}/revoke">
-        <input type="hidden" name="_csrf" value="${o.csrfToken}" />
-        <div class="actions stretch">
-          <a class="button secondary" href="/account#tokens">Cancel</a>
-          <button type="submit" class="danger">Revoke token</button>
-        </div>
-      </form>
-    </div>`,
   });
 }

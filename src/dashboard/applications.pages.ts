@@ -4,7 +4,7 @@ import type { AuthorizedApplication } from '../oauth/grants.service.js';
 import type { SignedInUser } from '../sessions/sessions.service.js';
 import { isoDay } from '../web/form-values.js';
 import { html } from '../web/html.js';
-import { fieldError, page } from '../web/layout.js';
+import { confirmationPage, fieldError, page } from '../web/layout.js';
 
 const tags = (scopes: string[]) => scopes.map((s) => html`<span class="tag">${s}</span>`);
 
@@ -168,26 +168,17 @@ export function applicationPage(
 
 export function confirmDeletePage(o: Common & { application: Application }): string {
   const a = o.application;
-  return page({
+  return confirmationPage({
     title: 'Delete application',
-    narrow: true,
+    heading: `Delete “${a.name}”?`,
+    consequences:
+      "Every access token issued to it stops working at once, users' approvals are forgotten, and its client ID and secret can no longer be used. This cannot be undone.",
+    action: `/applications/${a.id}/delete`,
+    button: 'Delete application',
+    cancelHref: `/applications/${a.id}`,
     user: o.signedIn.user,
     csrfToken: o.csrfToken,
     current: 'applications',
-    body: html`<div class="card">
-      <h1>Delete “${a.name}”?</h1>
-      <p>
-        Every access token issued to it stops working at once, users' approvals are forgotten, and its client ID and secret can no longer be
-        used. This cannot be undone.
-      </p>
-      <form method="post" action="/applications/${a.id}/delete">
-        <input type="hidden" name="_csrf" value="${o.csrfToken}" />
-        <div class="actions stretch">
-          <a class="button secondary" href="/applications/${a.id}">Cancel</a>
-          <button type="submit" class="danger">Delete application</button>
-        </div>
-      </form>
-    </div>`,
   });
 }
 
@@ -232,47 +223,31 @@ export function authorizedPage(o: Common & { grants: AuthorizedApplication[]; no
 
 export function confirmRegeneratePage(o: Common & { application: Application }): string {
   const a = o.application;
-  return page({
+  return confirmationPage({
     title: 'Regenerate secret',
-    narrow: true,
+    heading: `Regenerate the secret of “${a.name}”?`,
+    consequences:
+      'The current secret stops working at once: the application cannot exchange codes until you put the new secret in its configuration. Tokens already issued keep working.',
+    action: `/applications/${a.id}/secret`,
+    button: 'Regenerate secret',
+    cancelHref: `/applications/${a.id}`,
     user: o.signedIn.user,
     csrfToken: o.csrfToken,
     current: 'applications',
-    body: html`<div class="card">
-      <h1>Regenerate the secret of “${a.name}”?</h1>
-      <p>
-        The current secret stops working at once: the application cannot exchange codes until you put the new secret in its configuration.
-        Tokens already issued keep working.
-      </p>
-      <form method="post" action="/applications/${a.id}/secret">
-        <input type="hidden" name="_csrf" value="${o.csrfToken}" />
-        <div class="actions stretch">
-          <a class="button secondary" href="/applications/${a.id}">Cancel</a>
-          <button type="submit" class="danger">Regenerate secret</button>
-        </div>
-      </form>
-    </div>`,
   });
 }
 
 export function confirmRevokeAccessPage(o: Common & { grant: AuthorizedApplication }): string {
   const g = o.grant;
-  return page({
+  return confirmationPage({
     title: 'Revoke access',
-    narrow: true,
+    heading: `Revoke access for “${g.name}”?`,
+    consequences: 'Its tokens for your account stop working at once, and it must ask for your approval again to use your account.',
+    action: `/account/authorized/${g.applicationId}/revoke`,
+    button: 'Revoke access',
+    cancelHref: '/account/authorized',
     user: o.signedIn.user,
     csrfToken: o.csrfToken,
     current: 'authorized',
-    body: html`<div class="card">
-      <h1>Revoke access for “${g.name}”?</h1>
-      <p>Its tokens for your account stop working at once, and it must ask for your approval again to use your account.</p>
-      <form method="post" action="/account/authorized/${g.applicationId}/revoke">
-        <input type="hidden" name="_csrf" value="${o.csrfToken}" />
-        <div class="actions stretch">
-          <a class="button secondary" href="/account/authorized">Cancel</a>
-          <button type="submit" class="danger">Revoke access</button>
-        </div>
-      </form>
-    </div>`,
   });
 }

@@ -1,6 +1,6 @@
 import type { ActiveSession, SignedInUser } from '../sessions/sessions.service.js';
 import { html } from '../web/html.js';
-import { fieldError, page } from '../web/layout.js';
+import { confirmationPage, fieldError, page } from '../web/layout.js';
 import { PASSWORD_MIN_LENGTH } from '../users/user-validation.js';
 
 export interface SecurityPageOptions {
@@ -136,25 +136,16 @@ export function securityPage(o: SecurityPageOptions): string {
 }
 
 export function confirmSignOutEverywherePage(o: { signedIn: SignedInUser; csrfToken: string; count: number }): string {
-  return page({
+  const ending = o.count === 1 ? 'Your one session ends' : `All ${o.count} of your sessions end`;
+  return confirmationPage({
     title: 'Sign out everywhere',
-    narrow: true,
+    heading: 'Sign out everywhere?',
+    consequences: `${ending}, this browser's included: you will need to sign in again. Personal access tokens and applications you authorized keep working.`,
+    action: '/account/sessions/sign-out-everywhere',
+    button: 'Sign out everywhere',
+    cancelHref: '/account/security#sessions',
     user: o.signedIn.user,
     csrfToken: o.csrfToken,
     current: 'security',
-    body: html`<div class="card">
-      <h1>Sign out everywhere?</h1>
-      <p>
-        ${o.count === 1 ? 'Your one session ends' : `All ${o.count} of your sessions end`}, this browser's included: you will need to sign
-        in again. Personal access tokens and applications you authorized keep working.
-      </p>
-      <form method="post" action="/account/sessions/sign-out-everywhere">
-        <input type="hidden" name="_csrf" value="${o.csrfToken}" />
-        <div class="actions stretch">
-          <a class="button secondary" href="/account/security#sessions">Cancel</a>
-          <button type="submit" class="danger">Sign out everywhere</button>
-        </div>
-      </form>
-    </div>`,
   });
 }

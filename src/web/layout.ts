@@ -68,3 +68,37 @@ export function page({ title, body, user, csrfToken, narrow, full, head, current
 export function fieldError(message: string | undefined, id: string): SafeHtml {
   return message ? html`<p class="field-error" id="${id}-error" role="alert">${message}</p>` : html``;
 }
+
+/** A destructive action's own page: what will happen, Cancel, and the one form that does it. */
+export function confirmationPage(o: {
+  title: string;
+  heading: string;
+  /** What happens, in a paragraph. */
+  consequences: SafeHtml | string;
+  /** Where the form posts. */
+  action: string;
+  button: string;
+  cancelHref: string;
+  user: { username: string; name: string };
+  csrfToken: string;
+  current?: PageOptions['current'];
+}): string {
+  return page({
+    title: o.title,
+    narrow: true,
+    user: o.user,
+    csrfToken: o.csrfToken,
+    current: o.current,
+    body: html`<div class="card">
+      <h1>${o.heading}</h1>
+      <p>${o.consequences}</p>
+      <form method="post" action="${o.action}">
+        <input type="hidden" name="_csrf" value="${o.csrfToken}" />
+        <div class="actions stretch">
+          <a class="button secondary" href="${o.cancelHref}">Cancel</a>
+          <button type="submit" class="danger">${o.button}</button>
+        </div>
+      </form>
+    </div>`,
+  });
+}
