@@ -112,3 +112,18 @@ describe('text that can be stored', () => {
     expect(res.status).toBe(200);
   });
 });
+
+describe('pagination cursors', () => {
+  it.each([
+    ['a 31 February', ['2031-02-31 00:00:00+00', '0b6f7c3e-2f64-4a0b-9d1e-3f4a5b6c7d8e']],
+    ['a NUL', ['2031-03-01 00:00:00+00\u0000', '0b6f7c3e-2f64-4a0b-9d1e-3f4a5b6c7d8e']],
+    ['an hour 99', ['2031-03-01 99:00:00+00', '0b6f7c3e-2f64-4a0b-9d1e-3f4a5b6c7d8e']],
+  ])('refuses a tampered cursor holding %s as BAD_USER_INPUT, before the database', async (_label, values) => {
+    const after = Buffer.from(JSON.stringify(values), 'utf8').toString('base64url');
+    const res = await graphql(t.url, 'query($after: String) { events(first: 5, after: $after) { nodes { id } } }', {
+      variables: { after },
+    });
+    expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(res.body.errors?.[0]?.extensions?.reason).toBe('INVALID_CURSOR');
+  });
+});

@@ -20,8 +20,34 @@ describe('keyset pagination', () => {
     ['the wrong number of values', encodeCursor([ID])],
     ['a value of the wrong type', encodeCursor(['yesterday', ID])],
     ['an id that is not a uuid', encodeCursor(['2031-03-01 00:00:00+00', "x' OR 1=1"])],
+    // Shaped right, but not a time PostgreSQL accepts: these used to reach the database and fail there.
+    ['a month 13', encodeCursor(['2031-13-01 00:00:00+00', ID])],
+    ['a 31 February', encodeCursor(['2031-02-31 00:00:00+00', ID])],
+    ['an hour 25', encodeCursor(['2031-03-01 25:00:00+00', ID])],
+    ['a year 0', encodeCursor(['0000-03-01 00:00:00+00', ID])],
+    ['an offset of 99 hours', encodeCursor(['2031-03-01 00:00:00+99', ID])],
   ])('refuses a cursor with %s', (_label, cursor) => {
     expect(() => decodeCursor(cursor, KEY, 'after')).toThrow(PaginationError);
+  });
+
+  it.each([
+    ['a bigint beyond 64 bits', { columns: [{ sql: 'x', type: 'bigint' as const }], direction: 'ASC' as const }, ['9223372036854775808']],
+    ['text with a NUL', { columns: [{ sql: 'x', type: 'text' as const }], direction: 'ASC' as const }, ['a\u0000b']],
+  ])('refuses a cursor holding %s', (_label, key, values) => {
+    expect(() => decodeCursor(encodeCursor(values), key, 'after')).toThrow(PaginationError);
+  });
+
+  it('accepts the values PostgreSQL gives back for each type', () => {
+    const key: SortKey = {
+      columns: [
+        { sql: 'a', type: 'timestamptz' },
+        { sql: 'b', type: 'bigint' },
+        { sql: 'c', type: 'text' },
+      ],
+      direction: 'ASC',
+    };
+    const values = ['2024-02-29 23:59:59.123456+05:30', '-9223372036854775808', 'Zoë'];
+    expect(decodeCursor(encodeCursor(values), key, 'after')).toEqual(values);
   });
 
   it('defaults to 20 items, allows 0 to 100, and not first with last', () => {

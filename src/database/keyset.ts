@@ -1,4 +1,5 @@
 import { DomainError } from '../errors/domain-error.js';
+import { unstorableText } from '../errors/text-input.js';
 
 /**
  * Keyset ("seek") pagination: a page starts after the sort key of the last item seen, so every page
@@ -87,17 +88,42 @@ export function decodeCursor(cursor: string, key: SortKey, field: string): strin
   return strings;
 }
 
+/**
+ * Whether a cursor's value is one PostgreSQL accepts for its column type: a cursor is client input, and
+ * a tampered one must be refused here as INVALID_CURSOR, never reach the database and fail there.
+ */
 function validKeyValue(type: KeyColumn['type'], value: string): boolean {
   switch (type) {
     case 'uuid':
       return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
     case 'bigint':
-      return /^-?\d{1,19}$/.test(value);
+      return /^-?\d{1,19}$/.test(value) && BigInt(value) >= -(2n ** 63n) && BigInt(value) < 2n ** 63n;
     case 'timestamptz':
-      return /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2})?|Z)$/.test(value);
+      return validTimestamp(value);
     default:
-      return true;
+      return unstorableText(value) === undefined;
   }
+}
+
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?(?:([+-])(\d{2})(?::(\d{2}))?|Z)$/;
+
+/** A real calendar date and time of day (no 31 February, no hour 25) with an offset PostgreSQL accepts. */
+function validTimestamp(value: string): boolean {
+  const match = TIMESTAMP.exec(value);
+  if (!match) return false;
+  const [year, month, day, hour, minute, second, , , offsetHours, offsetMinutes] = match.slice(1).map((part) => Number(part ?? 0));
+  const date = new Date(Date.UTC(year!, month! - 1, day!, hour!, minute!, second!));
+  return (
+    year! >= 1 &&
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month! - 1 &&
+    date.getUTCDate() === day &&
+    date.getUTCHours() === hour &&
+    date.getUTCMinutes() === minute &&
+    date.getUTCSeconds() === second &&
+    offsetHours! <= 15 &&
+    offsetMinutes! <= 59
+  );
 }
 
 interface BuiltQuery {
