@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { DomainError, failuresOf } from '../errors/domain-error.js';
 import { SessionsService } from '../sessions/sessions.service.js';
 import type { SignedInUser } from '../sessions/sessions.service.js';
-import { SignInThrottle } from '../sessions/sign-in-throttle.js';
+import { SignInThrottle, tryAgainIn } from '../sessions/sign-in-throttle.js';
 import { WebSession } from '../sessions/web-session.js';
 import { accountThrottleKey, UsersService } from '../users/users.service.js';
 import { fieldErrors, formText } from '../web/form-values.js';
@@ -82,8 +82,7 @@ export class SecurityController {
   private async guessing(signedIn: SignedInUser, req: FastifyRequest, form: 'passwordErrors' | 'emailErrors'): Promise<PageResult | null> {
     const wait = await this.throttle.reserveAttempt(accountKey(signedIn), req.ip);
     if (wait === 0) return null;
-    const minutes = Math.ceil(wait / 60);
-    const error = `Too many incorrect passwords. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+    const error = `Too many incorrect passwords. ${tryAgainIn(wait)}`;
     const sessions = await this.sessions.listForUser(signedIn.user.id);
     return view((c) => securityPage({ signedIn, csrfToken: c.csrfToken, sessions, [form]: { currentPassword: error } }), {
       status: 429,

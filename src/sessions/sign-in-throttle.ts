@@ -12,6 +12,12 @@ export const SIGN_IN_LIMITS = { login: 10, ip: 50 } as const;
 /** Accounts one client address may create in an hour, and sign-ups refused as "taken" it may cause. */
 export const SIGN_UP_LIMIT = { perAddress: 10, failedPerAddress: 20, windowMs: 60 * 60_000 } as const;
 
+/** "Try again in 15 minutes.": how long a throttled visitor waits, in the words the pages use. */
+export function tryAgainIn(seconds: number): string {
+  const minutes = Math.ceil(seconds / 60);
+  return `Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+}
+
 type SubjectKind = 'login' | 'ip' | 'signup' | 'signup-failed';
 
 function subject(kind: SubjectKind, value: string): string {

@@ -11,7 +11,7 @@ import { AnonymousPage, CurrentSession, Pages, SignedIn } from '../web/pages.dec
 import { safeReturnTo } from '../web/return-to.js';
 import type { SignedInUser } from './sessions.service.js';
 import { signInPage } from './sign-in.pages.js';
-import { SignInThrottle } from './sign-in-throttle.js';
+import { SignInThrottle, tryAgainIn } from './sign-in-throttle.js';
 import { ReturnOrigins } from './return-origins.js';
 import { WebSession } from './web-session.js';
 
@@ -54,8 +54,7 @@ export class SignInController {
     const account = await this.users.throttleKey(login);
     const wait = await this.throttle.reserveAttempt(account, req.ip);
     if (wait > 0) {
-      const minutes = Math.ceil(wait / 60);
-      const error = `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+      const error = `Too many failed attempts. ${tryAgainIn(wait)}`;
       return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, login, error }), {
         status: 429,
         formActions: await this.returnOrigins.of(target),

@@ -10,7 +10,7 @@ import { Redirect, seeOther, view } from '../web/page-result.js';
 import { AnonymousPage, CurrentSession, Pages } from '../web/pages.decorator.js';
 import { safeReturnTo } from '../web/return-to.js';
 import type { SignedInUser } from './sessions.service.js';
-import { SignInThrottle } from './sign-in-throttle.js';
+import { SignInThrottle, tryAgainIn } from './sign-in-throttle.js';
 import { signUpPage } from './sign-up.pages.js';
 import { ReturnOrigins } from './return-origins.js';
 import { WebSession } from './web-session.js';
@@ -42,9 +42,8 @@ export class SignUpController {
     const reservation = await this.throttle.reserveSignUp(req.ip);
     if (!reservation.granted) {
       const wait = reservation.retryAfterSeconds;
-      const minutes = Math.ceil(wait / 60);
       const reason = reservation.limit === 'accounts' ? 'Too many accounts were created' : 'Too many failed sign-ups';
-      const notice = `${reason} from your network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+      const notice = `${reason} from your network. ${tryAgainIn(wait)}`;
       return view((c) => signUpPage({ csrfToken: c.csrfToken, returnTo: target, values, notice }), {
         status: 429,
         headers: { 'retry-after': String(wait) },
