@@ -3,7 +3,7 @@ import { PATH_METADATA, METHOD_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/com
 import { RequestMethod } from '@nestjs/common';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { DiscoveryService } from '@nestjs/core';
-import { ACCEPTS_SESSION_CREDENTIAL, IS_PUBLIC, OWN_AUTHENTICATION, REQUIRED_SCOPES } from '../src/auth/public.decorator.js';
+import { ACCEPTS_SESSION_CREDENTIAL, IGNORES_CREDENTIALS, IS_PUBLIC, OWN_AUTHENTICATION, REQUIRED_SCOPES } from '../src/auth/public.decorator.js';
 import { view } from '../src/web/page-result.js';
 import { IS_ANONYMOUS_PAGE, IS_PAGES, Pages } from '../src/web/pages.decorator.js';
 import { Browser, formFields, signIn } from './support/browser.js';
@@ -73,6 +73,7 @@ function inventory(): string[] {
         );
         if (writesResponse) access += ' WRITES-RESPONSE';
       } else if (has(OWN_AUTHENTICATION, targets)) access = 'api own-authentication';
+      else if (has(IGNORES_CREDENTIALS, targets)) access = 'api public ignores-credentials';
       else if (has(IS_PUBLIC, targets))
         access = `api public${has(ACCEPTS_SESSION_CREDENTIAL, targets) ? ' +session-with-csrf-header' : ''}`;
       else {

@@ -4,7 +4,7 @@ import { GqlExecutionContext } from '@nestjs/graphql';
 import type { FastifyRequest } from 'fastify';
 import { AuthError } from './auth.errors.js';
 import { hasAnyScope, Principal } from './principal.js';
-import { ACCEPTS_SESSION_CREDENTIAL, IS_PUBLIC, OWN_AUTHENTICATION, REQUIRED_SCOPES } from './public.decorator.js';
+import { ACCEPTS_SESSION_CREDENTIAL, IGNORES_CREDENTIALS, IS_PUBLIC, OWN_AUTHENTICATION, REQUIRED_SCOPES } from './public.decorator.js';
 import { RequestAuthenticator } from './request-authenticator.js';
 
 declare module 'fastify' {
@@ -38,6 +38,7 @@ export class AuthGuard implements CanActivate {
     }
 
     if (this.reflector.getAllAndOverride<boolean>(OWN_AUTHENTICATION, targets)) return true;
+    if (this.reflector.getAllAndOverride<boolean>(IGNORES_CREDENTIALS, targets)) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const session = this.reflector.getAllAndOverride<boolean>(ACCEPTS_SESSION_CREDENTIAL, targets) ?? false;

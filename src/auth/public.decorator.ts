@@ -1,4 +1,4 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
 
 export const IS_PUBLIC = 'agora:public';
 
@@ -20,6 +20,15 @@ export const OWN_AUTHENTICATION = 'agora:own-authentication';
  * which read `Authorization: Basic` client credentials): the API guard leaves their headers alone.
  */
 export const OwnAuthentication = (): MethodDecorator & ClassDecorator => SetMetadata(OWN_AUTHENTICATION, true);
+
+export const IGNORES_CREDENTIALS = 'agora:ignores-credentials';
+
+/**
+ * A public route whose answer is the same for everyone (health probes, discovery, JWKS): the guard does
+ * not read its credentials at all, so a probe that happens to send a token never touches the database
+ * and these keep answering while the database is down.
+ */
+export const IgnoresCredentials = (): MethodDecorator & ClassDecorator => applyDecorators(Public(), SetMetadata(IGNORES_CREDENTIALS, true));
 
 export const ACCEPTS_SESSION_CREDENTIAL = 'agora:accepts-session-credential';
 

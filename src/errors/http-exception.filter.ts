@@ -5,6 +5,8 @@ import { AuthError } from '../auth/auth.errors.js';
 import { OAUTH_CLIENT_ROUTES, OAuthError } from '../oauth/oauth.errors.js';
 import { DomainError, DomainErrorKind, failuresOf } from './domain-error.js';
 import { UnstorableTextError } from './text-input.js';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../database/database-unavailable.js';
+import { repeatedFailures } from '../logging/repeated-failures.js';
 import { GRAPHQL_PATH } from '../graphql/graphql-path.js';
 import { errorPage, wantsHtml } from '../web/error-pages.js';
 import { sendHtml } from '../web/security-headers.js';
@@ -80,6 +82,11 @@ export class HttpExceptionFilter implements ExceptionFilter {
       sendClientError(request, reply, status, detail);
       return;
     }
+    if (isDatabaseUnavailable(error)) {
+      reportDatabaseUnavailable(request, error);
+      sendUnavailable(request, reply);
+      return;
+    }
     request.log.error({ err: error }, 'Request failed');
     void reply.status(500).send({ message: statusMessage(500) });
   }
@@ -115,6 +122,34 @@ function sendUnstorableText(request: FastifyRequest, reply: FastifyReply, error:
     void reply.status(400).send({ errors: [{ message: error.message, extensions: { code: 'BAD_USER_INPUT', field: error.field } }] });
   } else {
     void reply.status(400).send({ message: statusMessage(400), errors: { [field]: [error.reason] } });
+  }
+}
+
+/** Logged once per interval with a count: during an outage every request would say the same. */
+export function reportDatabaseUnavailable(request: FastifyRequest, error: unknown): void {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  repeatedFailures.warn(
+    request,
+    'database-unavailable',
+    { err: error },
+    `Database unavailable: answering 503 (${String(code ?? message)})`,
+  );
+}
+
+/**
+ * The database cannot be reached: 503 with `Retry-After`, in the shape of the endpoint's protocol
+ * (OAuth `temporarily_unavailable`, a GraphQL error, the REST status message).
+ */
+function sendUnavailable(request: FastifyRequest, reply: FastifyReply): void {
+  const route = request.routeOptions?.url ?? request.url.split('?')[0] ?? '';
+  void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+  const description = 'The service is temporarily unavailable; try again shortly';
+  if (route.startsWith('/oauth/')) {
+    sendOAuthError(reply, new OAuthError('temporarily_unavailable', description));
+  } else if (route === GRAPHQL_PATH) {
+    void reply.status(503).send({ errors: [{ message: `${description}.`, extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
+  } else {
+    void reply.status(503).send({ message: statusMessage(503) });
   }
 }
 

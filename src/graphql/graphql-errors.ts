@@ -2,6 +2,8 @@ import { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { AuthError } from '../auth/auth.errors.js';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../database/database-unavailable.js';
+import { reportDatabaseUnavailable } from '../errors/http-exception.filter.js';
 import { UnstorableTextError } from '../errors/text-input.js';
 import { DomainError, DomainErrorKind } from '../errors/domain-error.js';
 import { GraphqlContext } from './graphql-context.js';
@@ -46,6 +48,14 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
       extensions: { code: original.code === 'UNAUTHENTICATED' ? 'UNAUTHENTICATED' : 'FORBIDDEN' },
     };
   }
+  if (isDatabaseUnavailable(original)) {
+    return {
+      message: 'The service is temporarily unavailable; try again shortly.',
+      locations,
+      path,
+      extensions: { code: 'SERVICE_UNAVAILABLE' },
+    };
+  }
   if (original instanceof GraphQLError) {
     const { stacktrace: _stacktrace, ...extensions } = formatted.extensions ?? {};
     return { ...formatted, extensions: { code: 'INTERNAL_SERVER_ERROR', ...extensions } };
@@ -53,20 +63,33 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
   return { message: 'Internal server error', locations, path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
 }
 
-/** Logs unexpected resolver failures with the request's id, which the client can quote. */
+/**
+ * Logs unexpected resolver failures with the request's id, which the client can quote. An unreachable
+ * database is a fault, not a bug: the response becomes HTTP 503 with `Retry-After`, and the log line is
+ * counted with every other request's in the interval.
+ */
 export const errorLoggingPlugin: ApolloServerPlugin<GraphqlContext> = {
   async requestDidStart() {
+    let unavailable = false;
     return {
       async didEncounterErrors({ errors, contextValue }) {
         for (const error of errors) {
           const original = unwrapResolverError(error);
-          if (
+          if (isDatabaseUnavailable(original)) {
+            unavailable = true;
+            reportDatabaseUnavailable(contextValue.req, original);
+          } else if (
             !isExpected(original) ||
             (original instanceof GraphQLError && original.originalError && !isExpected(original.originalError))
           ) {
             contextValue.req.log.error({ err: original, path: error.path }, 'GraphQL operation failed');
           }
         }
+      },
+      async willSendResponse({ response }) {
+        if (!unavailable) return;
+        response.http.status = 503;
+        response.http.headers.set('retry-after', String(RETRY_AFTER_SECONDS));
       },
     };
   },

@@ -43,6 +43,9 @@ class GraphqlPolicyModule {}
         includeStacktraceInErrorResponses: false,
         autoTransformHttpErrors: false,
         formatError: formatGraphqlError,
+        // Execution errors answer 200 as GraphQL-over-HTTP says, except an unreachable database, which
+        // errorLoggingPlugin answers 503: Nest's plugin that would reset every status to 200 stays out.
+        preserveHttpStatusForExecutionErrors: false,
         // The text boundary inside documents: string literals PostgreSQL cannot store (variables are
         // checked with the request body by TextBoundaryInterceptor).
         validationRules: [storableStringLiterals],

@@ -2,10 +2,10 @@ import { Controller, Get, HttpCode, Res } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
-import { Public } from '../auth/public.decorator.js';
+import { IgnoresCredentials } from '../auth/public.decorator.js';
 
 @Controller()
-@Public()
+@IgnoresCredentials()
 export class HealthController {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 

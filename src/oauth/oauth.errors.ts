@@ -8,7 +8,8 @@ export type OAuthErrorCode =
   | 'unsupported_response_type'
   | 'invalid_scope'
   | 'access_denied'
-  | 'server_error';
+  | 'server_error'
+  | 'temporarily_unavailable';
 
 const STATUS: Record<OAuthErrorCode, number> = {
   invalid_request: 400,
@@ -20,6 +21,7 @@ const STATUS: Record<OAuthErrorCode, number> = {
   invalid_scope: 400,
   access_denied: 400,
   server_error: 500,
+  temporarily_unavailable: 503,
 };
 
 /**

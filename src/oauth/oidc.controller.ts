@@ -1,7 +1,7 @@
 import { Controller, Get, Header, HttpCode, Inject, Post } from '@nestjs/common';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import type { Principal } from '../auth/principal.js';
-import { Public, RequireScopes } from '../auth/public.decorator.js';
+import { IgnoresCredentials, RequireScopes } from '../auth/public.decorator.js';
 import { SCOPES } from '../auth/scopes.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
@@ -18,7 +18,7 @@ export class OidcController {
   ) {}
 
   @Get('.well-known/openid-configuration')
-  @Public()
+  @IgnoresCredentials()
   @Header('cache-control', 'public, max-age=300')
   discovery(): Record<string, unknown> {
     const base = this.config.baseUrl;
@@ -50,7 +50,7 @@ export class OidcController {
   }
 
   @Get('oauth/discovery/keys')
-  @Public()
+  @IgnoresCredentials()
   @Header('cache-control', 'public, max-age=300')
   jwks(): Promise<{ keys: PublicJwk[] }> {
     return this.keys.jwks();

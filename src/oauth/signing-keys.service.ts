@@ -6,6 +6,7 @@ import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { decryptWithSecret, encryptWithSecret } from '../config/key-encryption.js';
+import { isDatabaseUnavailable } from '../database/database-unavailable.js';
 import { SigningKeyEntity } from './signing-key.entity.js';
 
 export interface PublicJwk {
@@ -44,6 +45,7 @@ function thumbprint(jwk: { e: string; n: string }): string {
 export class SigningKeysService implements OnModuleInit {
   private readonly logger = new Logger(SigningKeysService.name);
   private active?: ActiveKey;
+  private published?: { keys: PublicJwk[] };
 
   constructor(
     @InjectRepository(SigningKeyEntity) private readonly keys: Repository<SigningKeyEntity>,
@@ -54,6 +56,7 @@ export class SigningKeysService implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     await this.activeKey();
+    await this.jwks();
   }
 
   /** The key that signs now: loaded from the database (refreshed every minute) or created. */
@@ -72,16 +75,27 @@ export class SigningKeysService implements OnModuleInit {
     return this.active;
   }
 
-  /** Public keys of the active key and of retired keys whose tokens may still be valid. */
+  /**
+   * Public keys of the active key and of retired keys whose tokens may still be valid. Read fresh, so a
+   * rotation on any instance shows at once; while the database cannot be reached, the last set read is
+   * published instead (public keys are no secret, and relying parties must keep verifying tokens).
+   */
   async jwks(): Promise<{ keys: PublicJwk[] }> {
     const oldest = new Date(this.clock.now().getTime() - this.config.oauth.accessTokenTtlMs - RETIRED_KEY_GRACE_MS);
-    const rows = await this.keys.find({ where: { retiredAt: Or(IsNull(), MoreThan(oldest)) }, order: { createdAt: 'DESC' } });
-    return {
+    let rows: SigningKeyEntity[];
+    try {
+      rows = await this.keys.find({ where: { retiredAt: Or(IsNull(), MoreThan(oldest)) }, order: { createdAt: 'DESC' } });
+    } catch (err) {
+      if (this.published && isDatabaseUnavailable(err)) return this.published;
+      throw err;
+    }
+    this.published = {
       keys: rows.map((row) => {
         const jwk = createPublicKey(row.publicKeyPem).export({ format: 'jwk' }) as { kty: string; n: string; e: string };
         return { kty: jwk.kty, n: jwk.n, e: jwk.e, kid: row.kid, use: 'sig', alg: 'RS256' };
       }),
     };
+    return this.published;
   }
 
   /** Retires the signing key and starts signing with a new one. */

@@ -1,6 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../database/database-unavailable.js';
 import { DomainError } from '../errors/domain-error.js';
+import { reportDatabaseUnavailable } from '../errors/http-exception.filter.js';
 import { UnstorableTextError } from '../errors/text-input.js';
 import { CsrfError } from './csrf.js';
 import { errorPage } from './error-pages.js';
@@ -12,7 +14,7 @@ const STATUS_OF_DOMAIN_KIND = { invalid: 422, not_found: 404, conflict: 409, for
 /**
  * Errors on page routes, answered as pages: sign in first (303 to the sign-in page, coming back to a
  * GET), a refused form (403), what a domain rule refused (another user's application is 404, as if it
- * did not exist), and unknown errors as a 500 page, logged with the request id.
+ * did not exist), an unreachable database as a 503 page with `Retry-After`, and unknown errors as a 500 page, logged with the request id.
  */
 @Catch()
 export class PageExceptionFilter implements ExceptionFilter {
@@ -32,7 +34,11 @@ export class PageExceptionFilter implements ExceptionFilter {
     } else if (error instanceof UnstorableTextError) status = 400;
     else if (error instanceof DomainError) status = STATUS_OF_DOMAIN_KIND[error.kind];
     else if (error instanceof HttpException) status = error.getStatus();
-    else req.log.error({ err: error }, 'Page failed');
+    else if (isDatabaseUnavailable(error)) {
+      reportDatabaseUnavailable(req, error);
+      void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+      status = 503;
+    } else req.log.error({ err: error }, 'Page failed');
     sendHtml(reply, errorPage(status, req.id), { status });
   }
 }

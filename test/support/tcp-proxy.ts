@@ -1,0 +1,66 @@
+import { createServer, Server, Socket } from 'node:net';
+
+/**
+ * A TCP proxy in front of a database server, for fault tests: `cut()` resets every open connection and
+ * refuses new ones (as a database that went down), `restore()` lets connections through again.
+ */
+export interface TcpProxy {
+  port: number;
+  cut(): Promise<void>;
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
+  const sockets = new Set<Socket>();
+  const listen = (server: Server, port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+  const newServer = () =>
+    createServer((client) => {
+      const upstream = new Socket();
+      sockets.add(client).add(upstream);
+      const drop = () => {
+        client.destroy();
+        upstream.destroy();
+        sockets.delete(client);
+        sockets.delete(upstream);
+      };
+      client.on('error', drop).on('close', drop);
+      upstream.on('error', drop).on('close', drop);
+      upstream.connect(targetPort, targetHost, () => {
+        client.pipe(upstream);
+        upstream.pipe(client);
+      });
+    });
+
+  let server: Server | undefined = newServer();
+  await listen(server, 0);
+  const { port } = server.address() as { port: number };
+  const stop = async () => {
+    const closing = server;
+    server = undefined;
+    if (closing) await new Promise<void>((resolve) => closing.close(() => resolve()));
+  };
+
+  return {
+    port,
+    async cut() {
+      const closed = stop();
+      for (const socket of sockets) socket.resetAndDestroy();
+      sockets.clear();
+      await closed;
+    },
+    async restore() {
+      if (server) return;
+      server = newServer();
+      await listen(server, port);
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await stop();
+    },
+  };
+}
