@@ -3,7 +3,13 @@ import { PATH_METADATA, METHOD_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/com
 import { RequestMethod } from '@nestjs/common';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { DiscoveryService } from '@nestjs/core';
-import { ACCEPTS_SESSION_CREDENTIAL, IGNORES_CREDENTIALS, IS_PUBLIC, OWN_AUTHENTICATION, REQUIRED_SCOPES } from '../src/auth/public.decorator.js';
+import {
+  ACCEPTS_SESSION_CREDENTIAL,
+  IGNORES_CREDENTIALS,
+  IS_PUBLIC,
+  OWN_AUTHENTICATION,
+  REQUIRED_SCOPES,
+} from '../src/auth/public.decorator.js';
 import { view } from '../src/web/page-result.js';
 import { IS_ANONYMOUS_PAGE, IS_PAGES, Pages } from '../src/web/pages.decorator.js';
 import { Browser, formFields, signIn } from './support/browser.js';

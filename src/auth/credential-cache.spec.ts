@@ -53,6 +53,26 @@ describe('CredentialCache while suspended', () => {
     expect(cache.get('a', 1)).toBeUndefined();
     expect(cache.get('b', 1)).toBeUndefined();
   });
+
+  it('does not store a value read while suspended that arrives after resuming (it may have missed a notification)', () => {
+    const cache = new CredentialCache(60_000);
+    cache.suspend();
+    const generation = cache.generation;
+    cache.resume();
+    cache.set('a', principal('u1', 't1'), 0, generation);
+    expect(cache.get('a', 1)).toBeUndefined();
+  });
+});
+
+describe('CredentialCache trust window', () => {
+  it('serves nothing once the listener has not confirmed its notifications in time, and serves again when it does', () => {
+    const cache = new CredentialCache(60_000);
+    cache.set('a', principal('u1', 't1'), 0, cache.generation);
+    cache.trustUntil(performance.now() - 1);
+    expect(cache.get('a', 1)).toBeUndefined();
+    cache.trustUntil(performance.now() + 60_000);
+    expect(cache.get('a', 1)?.credential.id).toBe('t1');
+  });
 });
 
 describe('CredentialCache and reads that race an eviction', () => {

@@ -26,8 +26,14 @@ export class CredentialCache {
   private readonly clients = new Map<string, Entry<CachedClient>>();
   private suspended = false;
   private evictions = 0;
+  private trustedUntil = Infinity;
 
   constructor(private readonly ttlMs: number) {}
+
+  /** Whether this instance caches at all (a PostgreSQL server and a TTL above zero). */
+  get configured(): boolean {
+    return this.ttlMs > 0;
+  }
 
   get enabled(): boolean {
     return this.ttlMs > 0 && !this.suspended;
@@ -44,8 +50,19 @@ export class CredentialCache {
     this.clear();
   }
 
+  /** A read that began while suspended may have missed a notification: it must not be stored. */
   resume(): void {
     this.suspended = false;
+    this.evictions++;
+  }
+
+  /**
+   * Entries are served only until this moment (`performance.now()` time): the change listener moves it
+   * forward each time it confirms that it has received every notification sent so far, so an instance
+   * that stops hearing from the database stops trusting what it cached.
+   */
+  trustUntil(monotonicMs: number): void {
+    this.trustedUntil = monotonicMs;
   }
 
   get(tokenHash: string, nowMs: number): Principal | undefined {
@@ -87,7 +104,7 @@ export class CredentialCache {
   }
 
   private read<V>(map: Map<string, Entry<V>>, key: string, nowMs: number): V | undefined {
-    if (!this.enabled) return undefined;
+    if (!this.enabled || performance.now() >= this.trustedUntil) return undefined;
     const entry = map.get(key);
     if (!entry) return undefined;
     if (entry.expiresAt <= nowMs) {

@@ -1,23 +1,54 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { DATABASE_TARGET } from '../database/database.module.js';
 import type { DatabaseTarget } from '../database/database-target.js';
 import { CredentialCache } from './credential-cache.js';
 
 export const CREDENTIAL_CHANNEL = 'agora_credentials';
-const RECONNECT_DELAY_MS = 1000;
+/** Where instances answer a revocation barrier: `<nonce>:<listener backend pid>`. */
+export const ACK_CHANNEL = 'agora_credentials_ack';
+export const LISTENER_APPLICATION_NAME = 'agora-credential-listener';
+const BARRIER_PREFIX = 'barrier:';
+
+/**
+ * The longest a revocation waits for other instances, and the longest an instance trusts its cache
+ * without having confirmed that it has heard every notification sent: these two are one number so that
+ * a revoke that has answered can never be followed by a cached acceptance anywhere.
+ */
+export const REVOCATION_BOUND_MS = 2_000;
+const HEARTBEAT_MS = 500;
+const RECONNECT_DELAY_MS = 1_000;
+
+interface PendingBarrier {
+  waiting: Set<number>;
+  done: () => void;
+}
 
 /**
  * Listens on PostgreSQL's `agora_credentials` channel, fed by triggers on every change to a credential
  * or its user, and evicts those entries from this instance's credential cache. While not listening,
  * the cache is suspended, so a missed notification can never leave a revoked token usable.
+ *
+ * Revocation is immediate across instances: after revoking, `barrier()` sends a marker on the channel
+ * and waits until every listening instance has acknowledged it. Notifications arrive in commit order,
+ * so an instance that acknowledges has already evicted the credential. An instance that does not answer
+ * within REVOCATION_BOUND_MS has by then stopped trusting its cache: each instance confirms every
+ * HEARTBEAT_MS that its connection still delivers (a notification committed before a query started
+ * arrives before that query's result), and serves cached entries only until REVOCATION_BOUND_MS after
+ * the start of its last confirmed heartbeat.
  */
 @Injectable()
 export class CredentialChangeListener implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(CredentialChangeListener.name);
   private client?: pg.Client;
+  /** The listening connection's backend pid, which names this instance in acknowledgements. */
+  private pid = 0;
   private stopped = false;
   private retry?: NodeJS.Timeout;
+  private heartbeat?: NodeJS.Timeout;
+  private readonly barriers = new Map<string, PendingBarrier>();
 
   constructor(
     private readonly cache: CredentialCache,
@@ -33,29 +64,83 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retry);
+    clearInterval(this.heartbeat);
+    for (const barrier of this.barriers.values()) barrier.done();
     await this.client?.end().catch(() => undefined);
   }
 
+  /**
+   * Resolves once no instance will accept a credential whose revocation committed before the call:
+   * every listening instance has acknowledged, or REVOCATION_BOUND_MS has passed. Never throws: the
+   * revocation itself has already happened, and what cannot be confirmed is waited out.
+   */
+  async barrier(): Promise<void> {
+    // The embedded database has one process, whose cache is off; with AUTH_CACHE_TTL_SECONDS=0 no
+    // instance caches: nothing to wait for.
+    if (this.target.kind !== 'server' || !this.cache.configured) return;
+    const client = this.client;
+    if (!client) return void (await sleep(REVOCATION_BOUND_MS));
+    const nonce = randomUUID();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const { rows } = await client.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()',
+        [LISTENER_APPLICATION_NAME],
+      );
+      const waiting = new Set(rows.map((r) => r.pid));
+      const acknowledged = new Promise<void>((resolve) => this.barriers.set(nonce, { waiting, done: resolve }));
+      await client.query('SELECT pg_notify($1, $2)', [CREDENTIAL_CHANNEL, `${BARRIER_PREFIX}${nonce}`]);
+      await Promise.race([acknowledged, new Promise((resolve) => (timer = setTimeout(resolve, REVOCATION_BOUND_MS)))]);
+    } catch (err) {
+      this.logger.warn(`Could not confirm a revocation with other instances (${(err as Error).message}); waiting out the bound instead`);
+      await sleep(REVOCATION_BOUND_MS);
+    } finally {
+      clearTimeout(timer);
+      this.barriers.delete(nonce);
+    }
+  }
+
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.target.connection.url, application_name: 'agora-credential-listener' });
-    client.on('notification', (message) => this.evict(message.payload ?? ''));
+    const client = new pg.Client({ connectionString: this.target.connection.url, application_name: LISTENER_APPLICATION_NAME });
+    client.on('notification', (message) => this.received(client, message.channel, message.payload ?? ''));
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client));
     try {
       await client.connect();
-      await client.query(`LISTEN ${CREDENTIAL_CHANNEL}`);
+      const started = performance.now();
+      await client.query(`LISTEN ${CREDENTIAL_CHANNEL}; LISTEN ${ACK_CHANNEL}`);
+      this.pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       this.client = client;
+      this.cache.trustUntil(started + REVOCATION_BOUND_MS);
       this.cache.resume();
+      this.heartbeat = setInterval(() => void this.confirm(client), HEARTBEAT_MS);
+      this.heartbeat.unref();
     } catch (err) {
       this.lost(client, err as Error);
     }
   }
 
+  /** Every notification committed before `started` has been handled once the query returns. */
+  private async confirm(client: pg.Client): Promise<void> {
+    const started = performance.now();
+    try {
+      await client.query('SELECT 1');
+      if (this.client === client) this.cache.trustUntil(started + REVOCATION_BOUND_MS);
+    } catch {
+      // The client's 'error' or 'end' handler suspends the cache and reconnects.
+    }
+  }
+
   private lost(client: pg.Client, err?: Error): void {
     this.cache.suspend();
+    if (this.client === client) {
+      this.client = undefined;
+      clearInterval(this.heartbeat);
+    }
     if (this.stopped || this.retry) return;
     if (err) this.logger.warn(`Credential change notifications lost (${err.message}); credential cache off until reconnected`);
     client.removeAllListeners();
+    client.on('error', () => undefined);
     void client.end().catch(() => undefined);
     this.retry = setTimeout(() => {
       this.retry = undefined;
@@ -63,10 +148,25 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
     }, RECONNECT_DELAY_MS);
   }
 
-  private evict(payload: string): void {
+  private received(client: pg.Client, channel: string, payload: string): void {
+    if (channel === ACK_CHANNEL) return this.acknowledged(payload);
+    if (payload.startsWith(BARRIER_PREFIX)) {
+      // Everything committed before the marker has been evicted by now: say so.
+      const nonce = payload.slice(BARRIER_PREFIX.length);
+      void client.query('SELECT pg_notify($1, $2)', [ACK_CHANNEL, `${nonce}:${this.pid}`]).catch(() => undefined);
+      return;
+    }
     const [table, id] = payload.split(':');
     if (!id) return this.cache.clear();
     if (table === 'users') this.cache.forgetUser(id);
     else this.cache.forgetCredential(id);
+  }
+
+  private acknowledged(payload: string): void {
+    const separator = payload.lastIndexOf(':');
+    const barrier = this.barriers.get(payload.slice(0, separator));
+    if (!barrier) return;
+    barrier.waiting.delete(Number(payload.slice(separator + 1)));
+    if (barrier.waiting.size === 0) barrier.done();
   }
 }

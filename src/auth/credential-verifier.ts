@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../clock/clock.js';
 import { CachedClient, CredentialCache } from './credential-cache.js';
+import { CredentialChangeListener } from './credential-change.listener.js';
 import { Principal } from './principal.js';
 import { hashSecret } from './secret-token.js';
 
@@ -14,7 +15,8 @@ export interface TokenVerifier {
 /**
  * Registry of token verifiers, in front of the credential cache. Feature modules (personal tokens,
  * OAuth) register their verifier at start-up, so the auth module depends on none of them; when they
- * revoke a credential or block a user they tell the registry, which forgets it at once.
+ * revoke a credential or block a user they tell the registry, which forgets it here and returns once
+ * no instance accepts it any more.
  */
 @Injectable()
 export class CredentialVerifier {
@@ -23,6 +25,7 @@ export class CredentialVerifier {
   constructor(
     private readonly cache: CredentialCache,
     private readonly clock: Clock,
+    private readonly changes: CredentialChangeListener,
   ) {}
 
   register(verifier: TokenVerifier): void {
@@ -57,13 +60,19 @@ export class CredentialVerifier {
     return client;
   }
 
-  /** A token or an OAuth client, by its id. */
-  forgetCredential(credentialId: string): void {
-    this.cache.forgetCredential(credentialId);
+  /**
+   * Tokens or OAuth clients, by id, after their change has committed: forgotten here at once, and
+   * resolved when no instance will accept them any more (see CredentialChangeListener.barrier).
+   */
+  async forgetCredentials(credentialIds: string[]): Promise<void> {
+    for (const id of credentialIds) this.cache.forgetCredential(id);
+    await this.changes.barrier();
   }
 
-  forgetUser(userId: string): void {
+  /** Every credential of a user (blocked, renamed…), after the change has committed; see forgetCredentials. */
+  async forgetUser(userId: string): Promise<void> {
     this.cache.forgetUser(userId);
+    await this.changes.barrier();
   }
 
   private async verifyWith(verifier: TokenVerifier | undefined, token: string): Promise<Principal | null> {

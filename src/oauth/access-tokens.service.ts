@@ -93,7 +93,7 @@ export class AccessTokensService implements TokenVerifier, OnModuleInit {
       .set({ revokedAt: this.clock.now() })
       .where('id IN (:...ids) AND revoked_at IS NULL', { ids })
       .execute();
-    for (const id of ids) this.verifier.forgetCredential(id);
+    await this.verifier.forgetCredentials(ids);
   }
 
   /** Revokes every token a user gave an application (when they revoke its access). */

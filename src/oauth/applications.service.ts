@@ -55,7 +55,7 @@ export class ApplicationsService {
       { id: entity.id },
       { clientSecretHash: entity.clientSecretHash, secretRotatedAt: entity.secretRotatedAt },
     );
-    this.credentials.forgetCredential(entity.id);
+    await this.credentials.forgetCredentials([entity.id]);
     return { application: toApplication(entity), clientSecret };
   }
 
@@ -64,7 +64,7 @@ export class ApplicationsService {
     const entity = await this.findEntity(id, ownerId);
     const valid = validateApplicationInput(input);
     await this.applications.update({ id: entity.id }, valid);
-    this.credentials.forgetCredential(entity.id);
+    await this.credentials.forgetCredentials([entity.id]);
     return toApplication({ ...entity, ...valid });
   }
 
@@ -101,8 +101,7 @@ export class ApplicationsService {
     const entity = await this.findEntity(id, ownerId);
     const tokens = await this.accessTokens.find({ select: { id: true }, where: { applicationId: entity.id } });
     await this.applications.delete({ id: entity.id });
-    this.credentials.forgetCredential(entity.id);
-    for (const token of tokens) this.credentials.forgetCredential(token.id);
+    await this.credentials.forgetCredentials([entity.id, ...tokens.map((token) => token.id)]);
   }
 
   private async findEntity(id: string, ownerId?: string): Promise<ApplicationEntity> {

@@ -102,7 +102,7 @@ export class PersonalTokensService implements TokenVerifier, OnModuleInit {
       entity.revokedAt = this.clock.now();
       await this.tokens.update({ id }, { revokedAt: entity.revokedAt });
     }
-    this.verifier.forgetCredential(id);
+    await this.verifier.forgetCredentials([id]);
     return toPersonalToken(entity);
   }
 

@@ -50,7 +50,7 @@ export class UsersService {
   async updateProfile(id: string, input: { name: string }): Promise<User> {
     const name = validateName(input.name);
     await this.users.update({ id }, { name });
-    this.credentials.forgetUser(id);
+    await this.credentials.forgetUser(id);
     const entity = await this.users.findOneByOrFail({ id });
     return toUser(entity);
   }
@@ -87,7 +87,7 @@ export class UsersService {
     } catch (err) {
       throw uniqueViolationToUserError(err, 'change') ?? err;
     }
-    this.credentials.forgetUser(id);
+    await this.credentials.forgetUser(id);
     return toUser(await this.users.findOneByOrFail({ id }));
   }
 
@@ -111,7 +111,7 @@ export class UsersService {
     } catch (err) {
       throw uniqueViolationToUserError(err, 'change') ?? err;
     }
-    this.credentials.forgetUser(entity.id);
+    await this.credentials.forgetUser(entity.id);
     return toUser({ ...entity, email: trimmed });
   }
 
@@ -145,7 +145,7 @@ export class UsersService {
   async setState(username: string, state: 'active' | 'blocked'): Promise<User> {
     const user = await this.getByUsername(username);
     await this.users.update({ id: user.id }, { state });
-    this.credentials.forgetUser(user.id);
+    await this.credentials.forgetUser(user.id);
     return { ...user, state };
   }
 

@@ -2,10 +2,15 @@ import { createServer, Server, Socket } from 'node:net';
 
 /**
  * A TCP proxy in front of a database server, for fault tests: `cut()` resets every open connection and
- * refuses new ones (as a database that went down), `restore()` lets connections through again.
+ * refuses new ones (as a database that went down), `restore()` lets connections through again;
+ * `delayMs` holds back what the server sends (a slow network), `freeze()` stops delivering it without
+ * closing anything (a partition) until `thaw()`.
  */
 export interface TcpProxy {
   port: number;
+  delayMs: number;
+  freeze(): void;
+  thaw(): void;
   cut(): Promise<void>;
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -32,9 +37,20 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       upstream.on('error', drop).on('close', drop);
       upstream.connect(targetPort, targetHost, () => {
         client.pipe(upstream);
-        upstream.pipe(client);
+        upstream.on('data', (chunk: Buffer) => deliver(client, chunk));
       });
     });
+
+  // Server-to-client bytes go through one ordered queue per connection, released after the delay.
+  let frozen: (() => void)[] | undefined;
+  const deliver = (client: Socket, chunk: Buffer) => {
+    const send = () => {
+      if (!client.destroyed) client.write(chunk);
+    };
+    const release = () => (frozen ? frozen.push(send) : send());
+    if (proxy.delayMs > 0) setTimeout(release, proxy.delayMs);
+    else release();
+  };
 
   let server: Server | undefined = newServer();
   await listen(server, 0);
@@ -45,8 +61,17 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     if (closing) await new Promise<void>((resolve) => closing.close(() => resolve()));
   };
 
-  return {
+  const proxy: TcpProxy = {
     port,
+    delayMs: 0,
+    freeze() {
+      frozen ??= [];
+    },
+    thaw() {
+      const held = frozen ?? [];
+      frozen = undefined;
+      for (const send of held) send();
+    },
     async cut() {
       const closed = stop();
       for (const socket of sockets) socket.resetAndDestroy();
@@ -63,4 +88,5 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       await stop();
     },
   };
+  return proxy;
 }
