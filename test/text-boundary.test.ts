@@ -96,6 +96,12 @@ describe('legacy REST API', () => {
     expect(res.body).toEqual({ message: '400 Bad Request', errors: { name: ['must not contain the NUL character (U+0000)'] } });
   });
 
+  it('POST /api/organizers with a terminal escape sequence in the name: 400 with the field', async () => {
+    const res = await rest(t.url, 'POST', '/api/organizers', { privateToken: token, body: { slug: 'esc-org', name: 'Evil \u001b[2J' } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual({ name: ['must not contain control characters (other than tab and line breaks)'] });
+  });
+
   it('GET /api/organizers/a%00b: 400 with the field', async () => {
     const res = await rest(t.url, 'GET', '/api/organizers/a%00b');
     expect(res.status).toBe(400);

@@ -1,12 +1,15 @@
 import { assertStorableText, unstorableText, UnstorableTextError } from './text-input.js';
 
 describe('unstorableText', () => {
-  it.each(['plain', 'Zoë', '🎟️ ticket', 'tab\tand\nnewline', '', '\uD83D\uDE00'])('accepts %j', (value) => {
+  it.each(['plain', 'Zoë', '🎟️ ticket', 'tab\tand\nnewline\r\n', '', '\uD83D\uDE00'])('accepts %j', (value) => {
     expect(unstorableText(value)).toBeUndefined();
   });
 
   it.each([
     ['a\u0000b', /NUL/],
+    ['escape \u001b[2J sequence', /control characters/],
+    ['bell \u0007', /control characters/],
+    ['delete \u007f', /control characters/],
     ['lone high \uD800 surrogate', /lone surrogate/],
     ['lone low \uDC00 surrogate', /lone surrogate/],
     ['\uDE00\uD83D reversed pair', /lone surrogate/],

@@ -1,15 +1,20 @@
 /**
  * What PostgreSQL and people can store as text: no NUL (PostgreSQL refuses U+0000 in `text`, which
- * used to surface as a 500) and no lone UTF-16 surrogate (it cannot be encoded as UTF-8 and would be
- * stored as a replacement character, silently changing the data).
+ * used to surface as a 500), no lone UTF-16 surrogate (it cannot be encoded as UTF-8 and would be
+ * stored as a replacement character, silently changing the data), and no other C0 control character
+ * or DEL: no field holds them on purpose, and echoed into a terminal or a log they can rewrite what
+ * an operator sees. Tab, line feed and carriage return are text.
  */
 const NUL = '\u0000';
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0001-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why a string cannot be stored, or undefined when it can. */
 export function unstorableText(value: string): string | undefined {
   if (value.includes(NUL)) return 'must not contain the NUL character (U+0000)';
   if (LONE_SURROGATE.test(value)) return 'must be valid Unicode text (it contains a lone surrogate)';
+  if (CONTROL.test(value)) return 'must not contain control characters (other than tab and line breaks)';
   return undefined;
 }
 
