@@ -1,4 +1,7 @@
 import { DataSource } from 'typeorm';
+import { CursorCodec } from '../src/database/cursor-codec.js';
+import { encodeCursor } from '../src/database/keyset.js';
+import { byStart } from '../src/events/events.service.js';
 import { createUserWithToken } from './support/fixtures.js';
 import { createOrganizer, insertEvents } from './support/events.js';
 import { graphql } from './support/http.js';
@@ -107,6 +110,75 @@ describe('Event listing: keyset pagination, filters, and a constant number of SQ
       const res = await graphql(t.url, PAGE, { variables });
       expect(res.body.errors?.[0]).toMatchObject({ message, extensions: { code: 'BAD_USER_INPUT' } });
     }
+  });
+
+  describe('cursors', () => {
+    const PAGE_AFTER = 'query($after: String) { events(first: 3, after: $after) { nodes { title } } }';
+    const pageAfter = (after: string) => graphql(t.url, PAGE_AFTER, { variables: { after } });
+    const expectInvalid = (res: Awaited<ReturnType<typeof pageAfter>>) => {
+      expect(res.status).toBe(200);
+      expect(res.body.data).toBeNull();
+      expect(res.body.errors).toEqual([
+        {
+          message: 'after is not a cursor of this list.',
+          locations: [{ line: 1, column: 25 }],
+          path: ['events'],
+          extensions: { code: 'BAD_USER_INPUT', reason: 'INVALID_CURSOR', field: 'after' },
+        },
+      ]);
+    };
+    /** The sort key of a listed event, as a cursor holds it. */
+    const keyOf = async (title: string): Promise<string[]> => {
+      const [row] = (await t
+        .get(DataSource)
+        .query('SELECT starts_at::text AS s, id::text AS id FROM events WHERE title = $1', [title])) as {
+        s: string;
+        id: string;
+      }[];
+      return [row!.s, row!.id];
+    };
+
+    it('are versioned base64url, and the cursor of a page works', async () => {
+      const first = await page({ first: 3 });
+      const cursor: string = first.pageInfo.endCursor;
+      expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(Buffer.from(cursor, 'base64url')[0]).toBe(1);
+      const titles = (edges: any[]) => edges.map((e) => e.node.title);
+      const six = titles((await page({ first: 6 })).edges);
+      expect(titles((await page({ first: 3, after: cursor })).edges)).toEqual(six.slice(3));
+    });
+
+    it('refuse a cursor with one character changed', async () => {
+      const cursor: string = (await page({ first: 3 })).pageInfo.endCursor;
+      const i = Math.floor(cursor.length / 2);
+      expectInvalid(await pageAfter(cursor.slice(0, i) + (cursor[i] === 'A' ? 'B' : 'A') + cursor.slice(i + 1)));
+    });
+
+    it('refuse a cursor forged with valid contents but without the key', async () => {
+      const values = await keyOf('Talk 02');
+      // The same values sealed with the service's key work: only the key is missing below.
+      const genuine = encodeCursor(values, byStart('Query.events', 'ASC'), t.get(CursorCodec));
+      expect((await pageAfter(genuine)).body.data?.events.nodes[0].title).toBe('Talk 03');
+      const otherKey = CursorCodec.fromSecret('not-the-service-secret-key-0123456789abcdef');
+      expectInvalid(await pageAfter(encodeCursor(values, byStart('Query.events', 'ASC'), otherKey)));
+    });
+
+    it('refuse an old unversioned cursor (base64url JSON of the sort key), which used to work', async () => {
+      expectInvalid(await pageAfter(Buffer.from(JSON.stringify(await keyOf('Talk 02')), 'utf8').toString('base64url')));
+    });
+
+    it("refuse another list's cursor, and this list's from the other direction", async () => {
+      const organizerEvents = await graphql(
+        t.url,
+        'query($slug: String!) { organizer(slug: $slug) { events(first: 3) { pageInfo { endCursor } } } }',
+        {
+          variables: { slug: organizer.slug },
+        },
+      );
+      expectInvalid(await pageAfter(organizerEvents.body.data?.organizer.events.pageInfo.endCursor));
+      const descending = await page({ first: 3, orderBy: { field: 'STARTS_AT', direction: 'DESC' } });
+      expectInvalid(await pageAfter(descending.pageInfo.endCursor));
+    });
   });
 
   it('costs the same few SQL statements for a page of 10 or 50 events with organizer, venue and ticket types', async () => {

@@ -1,10 +1,13 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { APP_CONFIG } from '../config/config.module.js';
 import { AppConfig } from '../config/config.schema.js';
+import { CursorCodec } from './cursor-codec.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { DatabaseTarget } from './database-target.js';
 
 import { DATABASE_TARGET } from './database-tokens.js';
+import { KeysetPager } from './keyset-pager.js';
 import { PreparedStatements } from './prepared-statements.js';
 
 export { DATABASE_TARGET };
@@ -22,8 +25,13 @@ export class DatabaseModule {
           retryAttempts: 0,
         }),
       ],
-      providers: [{ provide: DATABASE_TARGET, useValue: target }, PreparedStatements],
-      exports: [DATABASE_TARGET, PreparedStatements],
+      providers: [
+        { provide: DATABASE_TARGET, useValue: target },
+        PreparedStatements,
+        { provide: CursorCodec, inject: [APP_CONFIG], useFactory: (appConfig: AppConfig) => CursorCodec.fromSecret(appConfig.secretKey) },
+        KeysetPager,
+      ],
+      exports: [DATABASE_TARGET, PreparedStatements, CursorCodec, KeysetPager],
     };
   }
 }

@@ -1,5 +1,6 @@
 import { DomainError } from '../errors/domain-error.js';
 import { unstorableText } from '../errors/text-input.js';
+import type { CursorCodec } from './cursor-codec.js';
 
 /**
  * Keyset ("seek") pagination: a page starts after the sort key of the last item seen, so every page
@@ -15,6 +16,11 @@ export interface KeyColumn {
 }
 
 export interface SortKey {
+  /**
+   * The list this order pages, by its schema coordinate (`Query.events`, `User.registrations`…): a
+   * cursor opens only on the list, and in the direction, that issued it.
+   */
+  list: string;
   columns: KeyColumn[];
   direction: 'ASC' | 'DESC';
 }
@@ -28,7 +34,7 @@ export interface PageRequest {
 }
 
 export interface Page<T> {
-  items: { node: T; cursor: string }[];
+  items: { readonly node: T; readonly cursor: string }[];
   hasNextPage: boolean;
   hasPreviousPage: boolean;
 }
@@ -52,6 +58,12 @@ export class PaginationError extends DomainError {
 
 export type QueryRunnerFn = (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
 
+/** What reads pages: a way to run SQL, and the codec that seals and opens cursors. */
+export interface PageReader {
+  run: QueryRunnerFn;
+  cursors: CursorCodec;
+}
+
 /** Checks the numbers of a page request: a size of 1 to 100, not both `first` and `last`. */
 export function checkPageRequest(request: PageRequest): { size: number; backward: boolean } {
   if (request.first != null && request.last != null) {
@@ -66,31 +78,48 @@ export function checkPageRequest(request: PageRequest): { size: number; backward
   return { size, backward };
 }
 
-export function encodeCursor(values: string[]): string {
-  return Buffer.from(JSON.stringify(values), 'utf8').toString('base64url');
-}
+const binding = (key: SortKey): string => `${key.list} ${key.direction}`;
 
-export function decodeCursor(cursor: string, key: SortKey, field: string): string[] {
-  let values: unknown;
-  try {
-    values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    values = undefined;
-  }
-  if (!Array.isArray(values) || values.length !== key.columns.length || !values.every((v) => typeof v === 'string' && v.length < 100)) {
-    throw new PaginationError('INVALID_CURSOR', `${field} is not a cursor of this list.`, field);
-  }
-  const strings = values as string[];
-  key.columns.forEach((column, i) => {
-    if (!validKeyValue(column.type, strings[i]!))
-      throw new PaginationError('INVALID_CURSOR', `${field} is not a cursor of this list.`, field);
-  });
-  return strings;
+export function encodeCursor(values: readonly string[], key: SortKey, cursors: CursorCodec): string {
+  return cursors.seal(values, binding(key));
 }
 
 /**
- * Whether a cursor's value is one PostgreSQL accepts for its column type: a cursor is client input, and
- * a tampered one must be refused here as INVALID_CURSOR, never reach the database and fail there.
+ * The sort-key values of a cursor: only one this list issued (its HMAC verified, see CursorCodec),
+ * and then only values PostgreSQL accepts for their columns, else INVALID_CURSOR.
+ */
+export function decodeCursor(cursor: string, key: SortKey, field: string, cursors: CursorCodec): string[] {
+  const values = cursors.open(cursor, binding(key));
+  if (
+    !Array.isArray(values) ||
+    values.length !== key.columns.length ||
+    !values.every((v, i) => typeof v === 'string' && v.length < 100 && validKeyValue(key.columns[i]!.type, v))
+  ) {
+    throw new PaginationError('INVALID_CURSOR', `${field} is not a cursor of this list.`, field);
+  }
+  return values as string[];
+}
+
+/** A page item whose cursor is sealed on first read: only the cursors a client selects cost an HMAC. */
+class PageItem<T> {
+  private sealed?: string;
+
+  constructor(
+    readonly node: T,
+    private readonly values: readonly string[],
+    private readonly key: SortKey,
+    private readonly cursors: CursorCodec,
+  ) {}
+
+  get cursor(): string {
+    return (this.sealed ??= encodeCursor(this.values, this.key, this.cursors));
+  }
+}
+
+/**
+ * Whether a cursor's value is one PostgreSQL accepts for its column type. Cursors are verified before
+ * this; it stays as a second line (a leaked SECRET_KEY, a value that should not have been sealed), so
+ * a bad value is refused here as INVALID_CURSOR and never reaches the database to fail there.
  */
 function validKeyValue(type: KeyColumn['type'], value: string): boolean {
   switch (type) {
@@ -136,7 +165,13 @@ interface BuiltQuery {
   before: boolean;
 }
 
-function buildQuery(source: PageSource, key: SortKey, request: PageRequest, parent?: { sql: string; ids: unknown[] }): BuiltQuery {
+function buildQuery(
+  cursors: CursorCodec,
+  source: PageSource,
+  key: SortKey,
+  request: PageRequest,
+  parent?: { sql: string; ids: unknown[] },
+): BuiltQuery {
   const { size, backward } = checkPageRequest(request);
   const params = [...source.params];
   const where = [...source.where];
@@ -146,7 +181,7 @@ function buildQuery(source: PageSource, key: SortKey, request: PageRequest, pare
   };
   const tuple = `(${key.columns.map((c) => c.sql).join(', ')})`;
   const seek = (cursor: string, field: string, beyond: boolean): string => {
-    const values = decodeCursor(cursor, key, field);
+    const values = decodeCursor(cursor, key, field, cursors);
     const bound = `(${key.columns.map((c, i) => `${param(values[i])}::${c.type}`).join(', ')})`;
     // "beyond" = further along the list's own order.
     const greater = (key.direction === 'ASC') === beyond;
@@ -171,12 +206,26 @@ function buildQuery(source: PageSource, key: SortKey, request: PageRequest, pare
   return { sql, params, size, backward, after: !!request.after, before: !!request.before };
 }
 
-function toPage<T>(rows: Record<string, unknown>[], query: BuiltQuery, key: SortKey, map: (row: Record<string, unknown>) => T): Page<T> {
+function toPage<T>(
+  cursors: CursorCodec,
+  rows: Record<string, unknown>[],
+  query: BuiltQuery,
+  key: SortKey,
+  map: (row: Record<string, unknown>) => T,
+): Page<T> {
   const more = rows.length > query.size;
   const kept = rows.slice(0, query.size);
   if (query.backward) kept.reverse();
   return {
-    items: kept.map((row) => ({ node: map(row), cursor: encodeCursor(key.columns.map((_, i) => String(row[`__k${i}`]))) })),
+    items: kept.map(
+      (row) =>
+        new PageItem(
+          map(row),
+          key.columns.map((_, i) => String(row[`__k${i}`])),
+          key,
+          cursors,
+        ),
+    ),
     // Without a second query, the far side of a cursor is only known to exist, not to be non-empty.
     hasNextPage: query.backward ? query.before : more,
     hasPreviousPage: query.backward ? more : query.after,
@@ -185,15 +234,15 @@ function toPage<T>(rows: Record<string, unknown>[], query: BuiltQuery, key: Sort
 
 /** One page of a list. */
 export async function fetchPage<T>(
-  run: QueryRunnerFn,
+  { run, cursors }: PageReader,
   source: PageSource,
   key: SortKey,
   request: PageRequest,
   map: (row: Record<string, unknown>) => T,
 ): Promise<Page<T>> {
-  const query = buildQuery(source, key, request);
+  const query = buildQuery(cursors, source, key, request);
   if (query.size === 0) return { items: [], hasNextPage: false, hasPreviousPage: false };
-  return toPage(await run(query.sql, query.params), query, key, map);
+  return toPage(cursors, await run(query.sql, query.params), query, key, map);
 }
 
 /**
@@ -201,7 +250,7 @@ export async function fetchPage<T>(
  * list cut by a window function. Returns a page for every parent id, empty when it has no rows.
  */
 export async function fetchPagesByParent<T>(
-  run: QueryRunnerFn,
+  { run, cursors }: PageReader,
   source: PageSource,
   parentSql: string,
   parentIds: readonly string[],
@@ -209,10 +258,10 @@ export async function fetchPagesByParent<T>(
   request: PageRequest,
   map: (row: Record<string, unknown>) => T,
 ): Promise<Map<string, Page<T>>> {
-  const query = buildQuery(source, key, request, { sql: parentSql, ids: [...parentIds] });
+  const query = buildQuery(cursors, source, key, request, { sql: parentSql, ids: [...parentIds] });
   const byParent = new Map<string, Record<string, unknown>[]>(parentIds.map((id) => [id, []]));
   if (query.size > 0) {
     for (const row of await run(query.sql, query.params)) byParent.get(String(row.__parent))?.push(row);
   }
-  return new Map([...byParent].map(([id, rows]) => [id, toPage(rows, query, key, map)]));
+  return new Map([...byParent].map(([id, rows]) => [id, toPage(cursors, rows, query, key, map)]));
 }

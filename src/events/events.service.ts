@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Clock } from '../clock/clock.js';
 import { Assignments } from '../database/assignments.js';
-import { fetchPage, Page, PageRequest, PageSource, SortKey } from '../database/keyset.js';
+import type { Page, PageRequest, PageSource, SortKey } from '../database/keyset.js';
+import { KeysetPager } from '../database/keyset-pager.js';
 import { fetchNumberedPage, NumberedPage } from '../database/offset-page.js';
 import { violatedUniqueConstraint } from '../database/postgres-errors.js';
 import {
@@ -63,7 +64,9 @@ export interface EventList {
   totalCount: () => Promise<number>;
 }
 
-const byStart = (direction: OrderDirection): SortKey => ({
+/** Events by start time, for the public listing or an organizer's: a cursor of one does not open on the other. */
+export const byStart = (list: 'Query.events' | 'Organizer.events', direction: OrderDirection): SortKey => ({
+  list,
   columns: [
     { sql: 'e.starts_at', type: 'timestamptz' },
     { sql: 'e.id', type: 'uuid' },
@@ -78,6 +81,7 @@ export class EventsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly organizers: OrganizersService,
     private readonly clock: Clock,
+    private readonly pages: KeysetPager,
   ) {}
 
   async create(reader: EventsReader, input: EventInput): Promise<Event> {
@@ -265,7 +269,7 @@ export class EventsService {
   /** The public listing: published public events, by start time, filtered. */
   async list(filter: EventFilter, direction: OrderDirection, request: PageRequest): Promise<EventList> {
     const source = publicListing(filter);
-    const page = await fetchPage((sql, p) => this.dataSource.query(sql, p), source, byStart(direction), request, toEvent);
+    const page = await this.pages.page(source, byStart('Query.events', direction), request, toEvent);
     return { page, totalCount: () => this.count(source) };
   }
 
@@ -284,7 +288,7 @@ export class EventsService {
   /** An organizer's events: all of them for its members, the listed ones for everyone else. */
   async listOfOrganizer(reader: EventsReader, organizerId: string, direction: OrderDirection, request: PageRequest): Promise<EventList> {
     const source = organizerListing(organizerId, await reader.role(organizerId));
-    const page = await fetchPage((sql, p) => this.dataSource.query(sql, p), source, byStart(direction), request, toEvent);
+    const page = await this.pages.page(source, byStart('Organizer.events', direction), request, toEvent);
     return { page, totalCount: () => this.count(source) };
   }
 

@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../clock/clock.js';
 import { Assignments } from '../database/assignments.js';
-import { fetchPage, fetchPagesByParent, Page, PageRequest, SortKey } from '../database/keyset.js';
+import type { Page, PageRequest, SortKey } from '../database/keyset.js';
+import { KeysetPager } from '../database/keyset-pager.js';
 import { violatedUniqueConstraint } from '../database/postgres-errors.js';
 import { UsersService } from '../users/users.service.js';
 import { checkDescription, checkName, checkSlug, checkUrl, ifGiven } from './event-validation.js';
@@ -23,13 +24,17 @@ export interface OrganizerInput {
 
 export type OrganizerChanges = { name?: string | null; description?: string | null; websiteUrl?: string | null };
 
-const MEMBER_ORDER: SortKey = {
+/** Members by when they joined: an organizer's team, or the organizers a user belongs to. */
+const byJoining = (list: 'Organizer.members' | 'User.organizerMemberships'): SortKey => ({
+  list,
   columns: [
     { sql: 'm.created_at', type: 'timestamptz' },
     { sql: 'm.user_id', type: 'uuid' },
   ],
   direction: 'ASC',
-};
+});
+const TEAM_ORDER = byJoining('Organizer.members');
+const MEMBERSHIP_ORDER = byJoining('User.organizerMemberships');
 
 /** Organizers and their teams. */
 @Injectable()
@@ -38,6 +43,7 @@ export class OrganizersService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly users: UsersService,
     private readonly clock: Clock,
+    private readonly pages: KeysetPager,
   ) {}
 
   async create(userId: string, input: OrganizerInput): Promise<Organizer> {
@@ -152,12 +158,11 @@ export class OrganizersService {
 
   /** The teams of several organizers, one page each. Callers check who may see them. */
   membersPages(organizerIds: readonly string[], request: PageRequest): Promise<Map<string, Page<OrganizerMember>>> {
-    return fetchPagesByParent(
-      (sql, params) => this.dataSource.query(sql, params),
+    return this.pages.pagesByParent(
       { select: MEMBER_COLUMNS, from: 'organizer_members m', where: [], params: [] },
       'm.organizer_id',
       organizerIds,
-      MEMBER_ORDER,
+      TEAM_ORDER,
       request,
       toMember,
     );
@@ -165,10 +170,9 @@ export class OrganizersService {
 
   /** The organizers a user belongs to. */
   membershipsOf(userId: string, request: PageRequest): Promise<Page<OrganizerMember>> {
-    return fetchPage(
-      (sql, params) => this.dataSource.query(sql, params),
+    return this.pages.page(
       { select: MEMBER_COLUMNS, from: 'organizer_members m', where: ['m.user_id = $1'], params: [userId] },
-      MEMBER_ORDER,
+      MEMBERSHIP_ORDER,
       request,
       toMember,
     );

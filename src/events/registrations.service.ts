@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomInt } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../clock/clock.js';
-import { fetchPage, fetchPagesByParent, Page, PageRequest, SortKey } from '../database/keyset.js';
+import type { Page, PageRequest, SortKey } from '../database/keyset.js';
+import { KeysetPager } from '../database/keyset-pager.js';
 import { fetchNumberedPage, NumberedPage } from '../database/offset-page.js';
 import { violatedUniqueConstraint } from '../database/postgres-errors.js';
 import { AttendeeInput, checkAttendees } from './event-validation.js';
@@ -22,14 +23,18 @@ export interface RegistrationInput {
   attendees: AttendeeInput[];
 }
 
-const OLDEST_FIRST: SortKey = {
+const byCreation = (list: 'Event.registrations' | 'User.registrations', direction: 'ASC' | 'DESC'): SortKey => ({
+  list,
   columns: [
     { sql: 'r.created_at', type: 'timestamptz' },
     { sql: 'r.id', type: 'uuid' },
   ],
-  direction: 'ASC',
-};
-const NEWEST_FIRST: SortKey = { ...OLDEST_FIRST, direction: 'DESC' };
+  direction,
+});
+/** An event's registrations, oldest first. */
+const EVENT_REGISTRATIONS = byCreation('Event.registrations', 'ASC');
+/** A user's own registrations, newest first. */
+const USER_REGISTRATIONS = byCreation('User.registrations', 'DESC');
 
 // No 0/O or 1/I: references are read aloud at the door.
 const REFERENCE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
@@ -46,6 +51,7 @@ export class RegistrationsService {
     private readonly events: EventsService,
     private readonly ticketTypes: TicketTypesService,
     private readonly clock: Clock,
+    private readonly pages: KeysetPager,
   ) {}
 
   async register(reader: EventsReader, input: RegistrationInput): Promise<Registration> {
@@ -188,12 +194,11 @@ export class RegistrationsService {
     status: RegistrationStatusValue | null,
     request: PageRequest,
   ): Promise<Map<string, Page<Registration>>> {
-    return fetchPagesByParent(
-      (sql, params) => this.dataSource.query(sql, params),
+    return this.pages.pagesByParent(
       { select: REGISTRATION_COLUMNS, from: 'registrations r', where: status ? ['r.status = $1'] : [], params: status ? [status] : [] },
       'r.event_id',
       eventIds,
-      OLDEST_FIRST,
+      EVENT_REGISTRATIONS,
       request,
       toRegistration,
     );
@@ -202,10 +207,9 @@ export class RegistrationsService {
   /** A user's own registrations, newest first. */
   pageOfUser(userId: string, status: RegistrationStatusValue | null, request: PageRequest): Promise<Page<Registration>> {
     const where = ['r.user_id = $1', ...(status ? ['r.status = $2'] : [])];
-    return fetchPage(
-      (sql, params) => this.dataSource.query(sql, params),
+    return this.pages.page(
       { select: REGISTRATION_COLUMNS, from: 'registrations r', where, params: status ? [userId, status] : [userId] },
-      NEWEST_FIRST,
+      USER_REGISTRATIONS,
       request,
       toRegistration,
     );

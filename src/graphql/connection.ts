@@ -23,17 +23,30 @@ export interface Connection<T> {
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
 }
 
-/** A Relay connection (`edges`, `nodes`, `pageInfo`) from a page, each item mapped to its GraphQL shape. */
+/**
+ * A Relay connection (`edges`, `nodes`, `pageInfo`) from a page, each item mapped to its GraphQL shape.
+ * Cursors are getters, so only those the operation selects are sealed (an HMAC each).
+ */
 export function toConnection<T, R>(page: Page<T>, map: (item: T) => R): Connection<R> {
-  const edges = page.items.map((item) => ({ cursor: item.cursor, node: map(item.node) }));
+  const edges = page.items.map((item) => ({
+    node: map(item.node),
+    get cursor() {
+      return item.cursor;
+    },
+  }));
+  const { items } = page;
   return {
     edges,
     nodes: edges.map((e) => e.node),
     pageInfo: {
       hasNextPage: page.hasNextPage,
       hasPreviousPage: page.hasPreviousPage,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
+      get startCursor() {
+        return items[0]?.cursor ?? null;
+      },
+      get endCursor() {
+        return items.at(-1)?.cursor ?? null;
+      },
     },
   };
 }

@@ -1,5 +1,6 @@
 import { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
+import type { FastifyRequest } from 'fastify';
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { AuthError } from '../auth/auth.errors.js';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../database/database-unavailable.js';
@@ -7,6 +8,7 @@ import { reportDatabaseUnavailable } from '../errors/http-exception.filter.js';
 import { UnstorableTextError } from '../errors/text-input.js';
 import { DomainError, DomainErrorKind } from '../errors/domain-error.js';
 import { GraphqlContext } from './graphql-context.js';
+import { asQueryLimitError, QueryLimitError } from './query-limits.js';
 
 const CODE_OF_KIND: Record<DomainErrorKind, string> = {
   invalid: 'BAD_USER_INPUT',
@@ -15,14 +17,21 @@ const CODE_OF_KIND: Record<DomainErrorKind, string> = {
   forbidden: 'FORBIDDEN',
 };
 
+/** Whether an error is one the service means to give (domain, auth, text, or a GraphQL error with a code). */
 function isExpected(error: unknown): boolean {
-  return error instanceof DomainError || error instanceof AuthError || error instanceof GraphQLError;
+  if (error instanceof DomainError || error instanceof AuthError || error instanceof UnstorableTextError) return true;
+  if (!(error instanceof GraphQLError)) return false;
+  // graphql-js's own execution errors (a null for a non-null field, an unserialisable value) carry no
+  // code: they are the service's faults, formatted as INTERNAL_SERVER_ERROR below.
+  if (error.originalError) return isExpected(error.originalError) || error.originalError instanceof GraphQLError;
+  return error.extensions.code !== undefined;
 }
 
 /**
  * Maps errors to the GraphQL response: domain errors to `extensions.code` (with the domain's own code
- * as `reason`), auth errors to UNAUTHENTICATED/FORBIDDEN, anything unexpected to one generic
- * INTERNAL_SERVER_ERROR without its message (it is logged with the request id instead).
+ * as `reason`), limits to their QUERY_TOO_* code with the limit's numbers, auth errors to
+ * UNAUTHENTICATED/FORBIDDEN, anything unexpected to one generic INTERNAL_SERVER_ERROR without its
+ * message (it is logged with the request id instead).
  */
 export function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
@@ -34,6 +43,11 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
       path,
       extensions: { code: CODE_OF_KIND[original.kind], reason: original.code, ...(original.field ? { field: original.field } : {}) },
     };
+  }
+  const limit = asQueryLimitError(original);
+  if (limit) {
+    const { http: _http, ...extensions } = limit.extensions;
+    return { message: limit.message, locations, extensions };
   }
   // A string literal the validation rule refused (Apollo wraps it as a validation failure).
   const text = original instanceof GraphQLError ? original.originalError : undefined;
@@ -63,10 +77,16 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
   return { message: 'Internal server error', locations, path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
 }
 
+/** A request refused by a limit: the client's to fix, so info, with what it ran into. */
+export function logQueryLimit(req: FastifyRequest, error: QueryLimitError): void {
+  const { http: _http, ...details } = error.extensions;
+  req.log.info(details, 'GraphQL request refused by a limit');
+}
+
 /**
- * Logs unexpected resolver failures with the request's id, which the client can quote. An unreachable
- * database is a fault, not a bug: the response becomes HTTP 503 with `Retry-After`, and the log line is
- * counted with every other request's in the interval.
+ * Logs unexpected failures (error) with the request's id, which the client can quote, and limits
+ * (info). An unreachable database is a fault, not a bug: the response becomes HTTP 503 with
+ * `Retry-After`, and the log line is counted with every other request's in the interval.
  */
 export const errorLoggingPlugin: ApolloServerPlugin<GraphqlContext> = {
   async requestDidStart() {
@@ -75,15 +95,12 @@ export const errorLoggingPlugin: ApolloServerPlugin<GraphqlContext> = {
       async didEncounterErrors({ errors, contextValue }) {
         for (const error of errors) {
           const original = unwrapResolverError(error);
+          const limit = asQueryLimitError(original);
           if (isDatabaseUnavailable(original)) {
             unavailable = true;
             reportDatabaseUnavailable(contextValue.req, original);
-          } else if (
-            !isExpected(original) ||
-            (original instanceof GraphQLError && original.originalError && !isExpected(original.originalError))
-          ) {
-            contextValue.req.log.error({ err: original, path: error.path }, 'GraphQL operation failed');
-          }
+          } else if (limit) logQueryLimit(contextValue.req, limit);
+          else if (!isExpected(original)) contextValue.req.log.error({ err: original, path: error.path }, 'GraphQL operation failed');
         }
       },
       async willSendResponse({ response }) {

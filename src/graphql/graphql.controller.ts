@@ -7,6 +7,8 @@ import { Readable } from 'node:stream';
 import { AcceptsSessionCredential, Public } from '../auth/public.decorator.js';
 import { AgoraApolloDriver } from './agora-apollo.driver.js';
 import { GraphqlContext } from './graphql-context.js';
+import { logQueryLimit } from './graphql-errors.js';
+import { checkDocumentLimits } from './query-limits.js';
 
 /**
  * `/graphql`. Anonymous requests are let through here (@Public): which operations they may run is
@@ -39,9 +41,21 @@ export class GraphqlController {
 
   private async execute(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const context: GraphqlContext = { req, principal: req.principal ?? null, policy: {}, scope: new Map() };
+    const request = toApolloRequest(req);
     const response = await this.apollo().executeHTTPGraphQLRequest({
-      httpGraphQLRequest: toApolloRequest(req),
-      context: async () => context,
+      httpGraphQLRequest: request,
+      // Apollo asks for the context before it parses the document, and answers a GraphQLError thrown
+      // here with its status (400) in the negotiated media type: a document beyond the token or
+      // nesting limit is refused before the parser (which recurses once per bracket) sees it.
+      context: async () => {
+        const query = queryOf(request);
+        const refusal = query === undefined ? undefined : checkDocumentLimits(query);
+        if (refusal) {
+          logQueryLimit(req, refusal);
+          throw refusal;
+        }
+        return context;
+      },
     });
     if (context.policy.denial) throw context.policy.denial;
 
@@ -61,7 +75,9 @@ export class GraphqlController {
   }
 }
 
-// Failures of the GraphQL request itself (its document or its variables), as Apollo codes them.
+// Failures of the GraphQL request itself (its document or its variables), as Apollo codes them. Limits
+// (QUERY_TOO_*, formatGraphqlError gives graphql-js's own validation limits theirs) are not among them:
+// they keep their 400 whatever the media type.
 const REQUEST_PHASE_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']);
 
 /**
@@ -80,6 +96,13 @@ function statusFor(response: HTTPGraphQLResponse): number {
   } catch {
     return status;
   }
+}
+
+/** The document of a request, where Apollo will read it from; anything else is Apollo's to refuse. */
+function queryOf(request: HTTPGraphQLRequest): string | undefined {
+  const query =
+    request.method === 'GET' ? new URLSearchParams(request.search).get('query') : (request.body as { query?: unknown } | null)?.query;
+  return typeof query === 'string' ? query : undefined;
 }
 
 function toApolloRequest(req: FastifyRequest): HTTPGraphQLRequest {

@@ -9,6 +9,7 @@ import {
 } from 'graphql';
 import { getComplexity, ComplexityEstimator, simpleEstimator } from 'graphql-query-complexity';
 import { DEFAULT_PAGE_SIZE } from '../database/keyset.js';
+import { MAX_NESTING, MAX_SELECTIONS, QueryLimitError } from './query-limits.js';
 
 export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
   const fragments = new Map<string, FragmentDefinitionNode>();
@@ -16,46 +17,50 @@ export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinit
   return fragments;
 }
 
-/** Names of the root fields an operation selects, through fragments and inline fragments. */
-export function rootFieldNames(operation: OperationDefinitionNode, fragments: Map<string, FragmentDefinitionNode>): Set<string> {
-  const names = new Set<string>();
-  const visit = (set: SelectionSetNode, seen: Set<string>): void => {
-    for (const selection of set.selections) {
-      if (selection.kind === 'Field') names.add(selection.name.value);
-      else if (selection.kind === 'InlineFragment') visit(selection.selectionSet, seen);
-      else if (!seen.has(selection.name.value)) {
-        const fragment = fragments.get(selection.name.value);
-        if (fragment) visit(fragment.selectionSet, new Set([...seen, selection.name.value]));
-      }
-    }
-  };
-  visit(operation.selectionSet, new Set());
-  return names;
-}
-
 export const isMetaField = (name: string): boolean => name.startsWith('__');
 
+export interface OperationShape {
+  /** Names of the root fields, through fragments and inline fragments. */
+  rootFields: Set<string>;
+  /** Deepest field nesting, not counting introspection (graphql-js bounds that with MaxIntrospectionDepthRule). */
+  depth: number;
+}
+
 /**
- * Deepest field nesting of the operation, not counting introspection (graphql-js bounds that with
- * its own MaxIntrospectionDepthRule).
+ * Root fields and depth of an operation, in one walk that counts every selection it visits, a
+ * fragment's each time it is spread: past MAX_SELECTIONS it stops and refuses the operation, so a
+ * few fragments that each spread the next twice cannot make this (or anything after it) take
+ * exponential time. A fragment spread inside a fragment nests like brackets do, so selection sets
+ * nested past MAX_NESTING are refused too: the cost analysis after this recurses once per level.
+ * Iterative, so no document can exhaust the stack here.
  */
-export function operationDepth(operation: OperationDefinitionNode, fragments: Map<string, FragmentDefinitionNode>): number {
-  const depthOf = (set: SelectionSetNode, seen: Set<string>): number => {
-    let max = 0;
-    for (const selection of set.selections) {
+export function measureOperation(operation: OperationDefinitionNode, fragments: Map<string, FragmentDefinitionNode>): OperationShape {
+  const rootFields = new Set<string>();
+  let depth = 0;
+  let selections = 0;
+  // `depth`: of the field owning the set; `nesting`: selection sets open, the operation's own included;
+  // `meta`: inside introspection; `root`: no field above.
+  const pending: { set: SelectionSetNode; depth: number; nesting: number; meta: boolean; root: boolean }[] = [
+    { set: operation.selectionSet, depth: 0, nesting: 1, meta: false, root: true },
+  ];
+  for (let item = pending.pop(); item; item = pending.pop()) {
+    if (item.nesting > MAX_NESTING) throw QueryLimitError.nestedTooDeep();
+    const nesting = item.nesting + 1;
+    for (const selection of item.set.selections) {
+      if (++selections > MAX_SELECTIONS) throw QueryLimitError.tooManySelections();
       if (selection.kind === 'Field') {
-        if (isMetaField(selection.name.value)) continue;
-        max = Math.max(max, 1 + (selection.selectionSet ? depthOf(selection.selectionSet, seen) : 0));
-      } else if (selection.kind === 'InlineFragment') {
-        max = Math.max(max, depthOf(selection.selectionSet, seen));
-      } else if (!seen.has(selection.name.value)) {
-        const fragment = fragments.get(selection.name.value);
-        if (fragment) max = Math.max(max, depthOf(fragment.selectionSet, new Set([...seen, selection.name.value])));
+        const meta = item.meta || isMetaField(selection.name.value);
+        if (item.root) rootFields.add(selection.name.value);
+        const fieldDepth = meta ? item.depth : item.depth + 1;
+        depth = Math.max(depth, fieldDepth);
+        if (selection.selectionSet) pending.push({ set: selection.selectionSet, depth: fieldDepth, nesting, meta, root: false });
+      } else {
+        const set = selection.kind === 'InlineFragment' ? selection.selectionSet : fragments.get(selection.name.value)?.selectionSet;
+        if (set) pending.push({ ...item, set, nesting });
       }
     }
-    return max;
-  };
-  return depthOf(operation.selectionSet, new Set());
+  }
+  return { rootFields, depth };
 }
 
 /**
@@ -88,5 +93,7 @@ export function operationCost(
     operationName,
     variables,
     estimators: [pagedEstimator, simpleEstimator({ defaultComplexity: 1 })],
+    // measureOperation has refused anything larger; the library's own refusal would be a bare GraphQLError.
+    maxQueryNodes: MAX_SELECTIONS + 1,
   });
 }

@@ -6,17 +6,13 @@ import { hasAnyScope } from '../auth/principal.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { GraphqlContext } from './graphql-context.js';
-import { fragmentsOf, isMetaField, operationCost, operationDepth, rootFieldNames } from './operation-analysis.js';
+import { fragmentsOf, isMetaField, measureOperation, operationCost } from './operation-analysis.js';
 import { PublicFieldsRegistry } from './public-fields.registry.js';
+import { QueryLimitError } from './query-limits.js';
 
 const QUERY_SCOPES = ['api', 'read_api'];
 const MUTATION_SCOPES = ['api'];
 
-/**
- * Decides, after parsing and validation and before any resolver runs, whether the operation may run:
- * anonymous callers only for operations made of @Public() root fields, tokens only with the scope the
- * operation type needs, and every caller within the depth and cost limits.
- */
 interface OperationAnalysis {
   rootType: 'Query' | 'Mutation' | 'Subscription';
   /** Root fields other than introspection (`__schema`, `__typename`…). */
@@ -26,6 +22,12 @@ interface OperationAnalysis {
   cost: number | undefined;
 }
 
+/**
+ * Decides, after parsing and validation and before any resolver runs, whether the operation may run:
+ * anonymous callers only for operations made of @Public() root fields, tokens only with the scope the
+ * operation type needs, and every caller within the selection, depth and cost limits (query-limits.ts;
+ * GraphqlController holds the document to the token and nesting limits before Apollo parses it).
+ */
 @Injectable()
 export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext> {
   private readonly analyses = new WeakMap<DocumentNode, Map<string, OperationAnalysis>>();
@@ -57,17 +59,8 @@ export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext>
         }
 
         const limits = principal ? this.config.graphql.limits.authenticated : this.config.graphql.limits.anonymous;
-        if (analysis.depth > limits.maxDepth) {
-          throw new GraphQLError(`Query is nested ${analysis.depth} levels deep; the limit is ${limits.maxDepth}.`, {
-            extensions: { code: 'QUERY_TOO_DEEP', depth: analysis.depth, maxDepth: limits.maxDepth, http: { status: 400 } },
-          });
-        }
-        if (analysis.cost !== undefined && analysis.cost > limits.maxCost) {
-          throw new GraphQLError(
-            `Query would cost ${analysis.cost} points; the limit is ${limits.maxCost}. Ask for fewer items per page or fewer fields.`,
-            { extensions: { code: 'QUERY_TOO_COMPLEX', cost: analysis.cost, maxCost: limits.maxCost, http: { status: 400 } } },
-          );
-        }
+        if (analysis.depth > limits.maxDepth) throw QueryLimitError.tooDeep(analysis.depth, limits.maxDepth);
+        if (analysis.cost !== undefined && analysis.cost > limits.maxCost) throw QueryLimitError.tooCostly(analysis.cost, limits.maxCost);
       },
     };
   }
@@ -88,10 +81,11 @@ export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext>
     if (cached) return cached;
     const fragments = fragmentsOf(document);
     const rootType = operation.operation === 'query' ? 'Query' : operation.operation === 'mutation' ? 'Mutation' : 'Subscription';
+    const { rootFields, depth } = measureOperation(operation, fragments); // first: it bounds the work of the rest
     const analysis: OperationAnalysis = {
       rootType,
-      dataFields: [...rootFieldNames(operation, fragments)].filter((name) => !isMetaField(name)),
-      depth: operationDepth(operation, fragments),
+      dataFields: [...rootFields].filter((name) => !isMetaField(name)),
+      depth,
       cost: operationCost(schema, document, operation.name?.value, variables),
     };
     if (cacheable) {
