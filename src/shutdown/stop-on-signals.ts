@@ -26,7 +26,10 @@ export function stopOnSignals(app: NestFastifyApplication, target: DatabaseTarge
     try {
       const report = await app.get(HttpDrain).drain(phases.idleGraceMs, phases.drainMs);
       if (report.connectionsCut > 0) {
-        logger.error(report, `Shutdown: ${report.requestsCut} requests still running after ${phases.drainMs} ms; closed their connections`);
+        logger.error(
+          report,
+          `Shutdown: still running after ${phases.drainMs} ms, so cut: ${report.requestsCut} requests, ${report.connectionsCut} connections`,
+        );
       } else {
         logger.info(report, 'Drained: every request received was answered');
       }
