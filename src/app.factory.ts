@@ -10,6 +10,7 @@ import { LegacyApiModule } from './legacy-api/legacy-api.module.js';
 import { LegacyOpenApi } from './legacy-api/openapi.js';
 import { DatabaseTarget } from './database/database-target.js';
 import { PinoNestLogger, requestId } from './logging/logger.js';
+import { HttpDrain } from './shutdown/http-drain.js';
 import { PageRenderer } from './web/page-renderer.js';
 import { helmetOptions } from './web/security-headers.js';
 
@@ -22,6 +23,9 @@ export function createHttpAdapter(config: AppConfig, logger: Logger): FastifyAda
     trustProxy: config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
     // Headers far beyond any legitimate request are refused by Node with 431 before any of our code runs.
+    //
+    // Fastify answers 503 to requests read once its close() has begun; the server calls app.close()
+    // only after HttpDrain has seen the last connection go, so this does not answer a client of ours.
     return503OnClosing: true,
   });
 }
@@ -32,6 +36,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
   await app.register(fastifyCookie);
   await app.register(fastifyHelmet, helmetOptions(config.secureCookies));
   const fastify = app.getHttpAdapter().getInstance();
+  app.get(HttpDrain).attach(fastify);
   app.get(PageRenderer).attach(fastify);
   fastify.decorateRequest('principal', null);
   fastify.addHook('onRequest', async (req, reply) => {

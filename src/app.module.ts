@@ -16,6 +16,7 @@ import { HousekeepingModule } from './housekeeping/housekeeping.module.js';
 import { LegacyApiModule } from './legacy-api/legacy-api.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
 import { PersonalTokensModule } from './personal-tokens/personal-tokens.module.js';
+import { ShutdownModule } from './shutdown/shutdown.module.js';
 import { UsersModule } from './users/users.module.js';
 import { WebModule } from './web/web.module.js';
 
@@ -40,7 +41,7 @@ export class AppModule {
   static forRoot(config: AppConfig, target: DatabaseTarget): DynamicModule {
     return {
       module: AppModule,
-      imports: [...coreModules(config, target), DashboardModule, GraphqlModule, HealthModule, HousekeepingModule],
+      imports: [...coreModules(config, target), DashboardModule, GraphqlModule, HealthModule, HousekeepingModule, ShutdownModule],
       providers: [
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: TextBoundaryInterceptor },

@@ -6,6 +6,7 @@ import { resolveSecretKey } from './config/secret-key.js';
 import { openDatabaseTarget } from './database/database-target.js';
 import { prepareDatabase } from './database/prepare-database.js';
 import { createLogger } from './logging/logger.js';
+import { stopOnSignals } from './shutdown/stop-on-signals.js';
 
 async function main(): Promise<void> {
   let config;
@@ -37,28 +38,7 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   logger.info({ url: config.baseUrl, host: config.host, port: config.port }, `Agora is listening; GraphQL at ${config.baseUrl}/graphql`);
 
-  let stopping = false;
-  const stop = async (signal: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'Shutting down: finishing requests in flight');
-    const timer = setTimeout(() => {
-      logger.error('Shutdown took too long; exiting');
-      process.exit(1);
-    }, config.shutdownTimeoutMs);
-    timer.unref();
-    try {
-      await app.close();
-      await target.close();
-      logger.info('Stopped');
-      process.exit(0);
-    } catch (err) {
-      logger.error({ err }, 'Shutdown failed');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  stopOnSignals(app, target, config, logger);
 }
 
 main().catch((err: unknown) => {

@@ -3,11 +3,15 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
 import { IgnoresCredentials } from '../auth/public.decorator.js';
+import { HttpDrain } from '../shutdown/http-drain.js';
 
 @Controller()
 @IgnoresCredentials()
 export class HealthController {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly drain: HttpDrain,
+  ) {}
 
   /** Liveness: the process answers. */
   @Get('healthz')
@@ -16,9 +20,13 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Readiness: the database answers too. */
+  /** Readiness: the database answers too, and the server is not shutting down (a load balancer stops sending). */
   @Get('readyz')
-  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<{ status: string; database: string }> {
+  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<{ status: string; database?: string }> {
+    if (this.drain.draining) {
+      void reply.status(503);
+      return { status: 'draining' };
+    }
     try {
       await this.dataSource.query('SELECT 1');
       return { status: 'ok', database: 'ok' };

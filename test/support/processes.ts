@@ -1,5 +1,6 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -57,6 +58,55 @@ export function startServer(env: Record<string, string>): ServerProcess {
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   return { child, output: () => output, exited };
+}
+
+/**
+ * Runs `npm start --ignore-scripts` (the package's start script exactly, without the prestart build:
+ * the tests build first) in the project: `child` is npm itself.
+ */
+export function startWithNpm(env: Record<string, string>): ServerProcess {
+  const child = spawn('npm', ['start', '--ignore-scripts'], {
+    cwd: ROOT,
+    env: { ...childEnv(env), npm_config_update_notifier: 'false' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  return { child, output: () => output, exited };
+}
+
+/** The direct children of a process, read from /proc (Linux). */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Every process under `pid`: each child, then its own descendants. */
+export function descendantsOf(pid: number): number[] {
+  return childrenOf(pid).flatMap((child) => [child, ...descendantsOf(child)]);
+}
+
+/** The command line of a running process, or undefined once it is gone. */
+export function commandLine(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resolves once the server has written a line matching `pattern`. */
+export async function waitForOutput(server: ServerProcess, pattern: RegExp, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pattern.test(server.output())) {
+    if (Date.now() > deadline) throw new Error(`no output matching ${pattern}:\n${server.output()}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }
 
 export async function waitForHttp(url: string, server: ServerProcess, timeoutMs = 60_000): Promise<void> {

@@ -1,0 +1,47 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Logger } from 'pino';
+import type { AppConfig } from '../config/config.schema.js';
+import type { DatabaseTarget } from '../database/database-target.js';
+import { HttpDrain } from './http-drain.js';
+import { shutdownPhases } from './shutdown-phases.js';
+
+/**
+ * On SIGTERM or SIGINT: drain HTTP (HttpDrain), then close the application (Nest's hooks, the
+ * connection pool) and the database target, and exit 0; 1 when requests were cut or the bound
+ * (SHUTDOWN_TIMEOUT_SECONDS) ran out. Further signals change nothing: a terminal's Ctrl-C reaches
+ * both `npm start` and the server, and npm forwards it as well.
+ */
+export function stopOnSignals(app: NestFastifyApplication, target: DatabaseTarget, config: AppConfig, logger: Logger): void {
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    const startedAt = performance.now();
+    const phases = shutdownPhases(config.shutdownTimeoutMs);
+    logger.info({ signal, ...phases }, 'Shutting down: new connections refused, /readyz 503, answering what open connections send');
+    setTimeout(() => {
+      logger.error(`Shutdown took longer than SHUTDOWN_TIMEOUT_SECONDS (${phases.exitMs} ms); exiting`);
+      process.exit(1);
+    }, phases.exitMs).unref();
+    try {
+      const report = await app.get(HttpDrain).drain(phases.idleGraceMs, phases.drainMs);
+      if (report.connectionsCut > 0) {
+        logger.error(
+          report,
+          `Shutdown: still running after ${phases.drainMs} ms, so cut: ${report.requestsCut} requests, ${report.connectionsCut} connections`,
+        );
+      } else {
+        logger.info(report, 'Drained: every request received was answered');
+      }
+      await app.close();
+      await target.close();
+      logger.info({ shutdownMs: Math.round(performance.now() - startedAt) }, 'Stopped');
+      process.exit(report.requestsCut > 0 ? 1 : 0);
+    } catch (err) {
+      logger.error({ err }, 'Shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
