@@ -14,7 +14,9 @@ const CODE_OF_KIND: Record<DomainErrorKind, string> = {
 };
 
 function isExpected(error: unknown): boolean {
-  return error instanceof DomainError || error instanceof AuthError || error instanceof GraphQLError;
+  return (
+    error instanceof DomainError || error instanceof AuthError || error instanceof GraphQLError || error instanceof UnstorableTextError
+  );
 }
 
 /**
