@@ -2,6 +2,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyHelmet from '@fastify/helmet';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { APP_CONFIG } from './config/config.module.js';
@@ -23,6 +24,14 @@ export function createHttpAdapter(config: AppConfig, logger: Logger): FastifyAda
     bodyLimit: BODY_LIMIT_BYTES,
     // Headers far beyond any legitimate request are refused by Node with 431 before any of our code runs.
     return503OnClosing: true,
+    // The router refuses a path that is not valid percent-encoding (400) or a path parameter over 100
+    // characters (414) before any hook runs, and Fastify's default handler would answer in its own
+    // shape: handed to the application's error handler instead, so HttpExceptionFilter answers them
+    // like every other client error.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      void reply.header('x-request-id', request.id);
+      request.server.errorHandler(error, request, reply);
+    },
   });
 }
 

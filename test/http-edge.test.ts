@@ -121,6 +121,31 @@ describe('malformed requests are answered without a 500', () => {
     expect(await res.json()).toEqual({ message: '405 Method Not Allowed' });
   });
 
+  describe("paths the router refuses before any route runs: answered by the application, not in Fastify's own shape", () => {
+    it.each([
+      ['not valid percent-encoding', '/api/events/%zz', 400, '400 Bad Request'],
+      ['a lone surrogate as WTF-8 bytes', '/api/organizers/%ED%A0%80', 400, '400 Bad Request'],
+      ['a path parameter over 100 characters', `/api/events/${'a'.repeat(101)}`, 414, '414 URI Too Long'],
+    ])('%s: the REST error shape with a request id', async (_what, path, status, message) => {
+      const res = await fetch(`${t.url}${path}`);
+      expect(res.status).toBe(status);
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      const body = (await res.json()) as Record<string, string>;
+      expect(Object.keys(body).sort()).toEqual(['error', 'message']);
+      expect(body.message).toBe(message);
+    });
+
+    it.each([
+      ['not valid percent-encoding', '/applications/%zz', 400],
+      ['a path parameter over 100 characters', `/applications/${'a'.repeat(101)}`, 414],
+    ])('a browser opening a page with %s gets an HTML error page', async (_what, path, status) => {
+      const res = await fetch(`${t.url}${path}`, { headers: { accept: 'text/html' } });
+      expect(res.status).toBe(status);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await res.text()).toContain('Bad request');
+    });
+  });
+
   it('a handler’s own 404 stays a 404', async () => {
     const res = await fetch(`${t.url}/api/events/no-such-event`);
     expect(res.status).toBe(404);

@@ -61,7 +61,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
       const status = error.getStatus();
       const detail = fastifyClientError(error.cause);
       const allowed = status === 404 ? otherMethods(request) : [];
-      if (!detail && isBrowserNavigationOffRoute(request)) {
+      if (isBrowserNavigationOffRoute(request)) {
         if (allowed.length > 0) void reply.header('allow', allowed.join(', '));
         const shown = allowed.length > 0 ? 405 : status;
         sendHtml(reply, errorPage(shown, request.id), { status: shown });
