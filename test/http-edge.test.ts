@@ -152,6 +152,17 @@ describe('malformed requests are answered without a 500', () => {
     expect(res.headers.get('allow')).toBeNull();
   });
 
+  it.each([
+    ['a form over 1 MB', 'application/x-www-form-urlencoded', `login=${'x'.repeat(1_100_000)}`, 413, 'Too large'],
+    ['a body of a media type no page reads', 'application/xml', '<login/>', 415, 'Bad request'],
+  ])("%s posted to a page gets an HTML error page, not the APIs' JSON", async (_what, type, body, status, title) => {
+    const res = await fetch(`${t.url}/sign-in`, { method: 'POST', headers: { 'content-type': type }, body });
+    expect(res.status).toBe(status);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await res.text()).toContain(title);
+  });
+
   it('a body over 1 MB gets 413', async () => {
     const res = await fetch(`${t.url}/graphql`, {
       method: 'POST',

@@ -118,10 +118,12 @@ function sendUnstorableText(request: FastifyRequest, reply: FastifyReply, error:
   }
 }
 
-/** A request Fastify could not read, answered in the shape its endpoint's callers expect. */
+/** A request Fastify could not read, answered in the shape its endpoint's callers expect: a page's is HTML. */
 function sendClientError(request: FastifyRequest, reply: FastifyReply, status: number, detail: string): void {
   const route = request.routeOptions?.url ?? request.url.split('?')[0];
-  if (route && OAUTH_CLIENT_ROUTES.has(route)) {
+  if (request.routeOptions?.config?.page) {
+    sendHtml(reply, errorPage(status, request.id), { status });
+  } else if (route && OAUTH_CLIENT_ROUTES.has(route)) {
     sendOAuthError(reply, new OAuthError('invalid_request', detail));
   } else if (route === GRAPHQL_PATH) {
     void reply.status(status).send({ errors: [{ message: detail, extensions: { code: 'BAD_REQUEST' } }] });
