@@ -22,6 +22,10 @@ export function createHttpAdapter(config: AppConfig, logger: Logger): FastifyAda
     genReqId: requestId,
     trustProxy: config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
+    // A body field named `__proto__` (JSON or form) is dropped like any field no endpoint reads (RFC 6749
+    // §3.2 has the token endpoint ignore unrecognized parameters) rather than refused: Nest's form parser
+    // refused it with a bare BadRequestException, which no endpoint answered in its own shape.
+    onProtoPoisoning: 'remove',
     // Headers far beyond any legitimate request are refused by Node with 431 before any of our code runs.
     return503OnClosing: true,
     // The router refuses a path that is not valid percent-encoding (400) or a path parameter over 100

@@ -163,6 +163,27 @@ describe('malformed requests are answered without a 500', () => {
     expect(await res.text()).toContain(title);
   });
 
+  describe('a body field named __proto__ is ignored like any field the endpoint does not read', () => {
+    it.each([
+      ['a form', 'application/x-www-form-urlencoded', '__proto__=x&client_id=c'],
+      ['JSON', 'application/json', '{"__proto__":{"x":1},"client_id":"c"}'],
+    ])('%s to /oauth/token: the RFC 6749 answer to the rest of the request', async (_what, type, body) => {
+      const res = await fetch(`${t.url}/oauth/token`, { method: 'POST', headers: { 'content-type': type }, body });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ error: 'invalid_request', error_description: 'grant_type is required' });
+    });
+
+    it('a form to a page: the page answers (here, the CSRF check)', async () => {
+      const res = await fetch(`${t.url}/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: '__proto__=x&login=a&password=b',
+      });
+      expect(res.status).toBe(403);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    });
+  });
+
   it('a body over 1 MB gets 413', async () => {
     const res = await fetch(`${t.url}/graphql`, {
       method: 'POST',
