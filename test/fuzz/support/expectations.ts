@@ -73,13 +73,7 @@ function checkAuthFailure(surface: string, request: string, answer: Answer): voi
   }
 }
 
-/**
- * `extensions.code` values a client can get from /graphql, each documented: Apollo's request phase
- * (docs/graphql-over-http.md), the limits and the policy (docs/architecture.md), domain errors
- * (`formatGraphqlError`: BAD_USER_INPUT, NOT_FOUND, CONFLICT, FORBIDDEN), an unreadable body
- * (BAD_REQUEST) and an operationName that names no operation (OPERATION_RESOLUTION_FAILURE).
- * INTERNAL_SERVER_ERROR is never the answer to input.
- */
+/** `extensions.code` values a client can get from /graphql: the table in docs/graphql-over-http.md. */
 const GRAPHQL_CODES = new Set([
   'GRAPHQL_PARSE_FAILED',
   'GRAPHQL_VALIDATION_FAILED',
@@ -240,7 +234,7 @@ export function expectRestAnswer(request: string, answer: Answer): void {
   if (answer.status === 405) check(answer.headers.allow !== undefined, surface, 'a 405 needs Allow', request, answer);
 }
 
-const PAGE_STATUSES = new Set([200, 302, 303, 400, 401, 403, 404, 405, 409, 413, 415, 422, 429]);
+const PAGE_STATUSES = new Set([200, 302, 303, 400, 401, 403, 404, 405, 409, 413, 414, 415, 422, 429]);
 
 /**
  * Pages: an HTML page (the form again, or an error page), or a redirect with a Location. A client that
