@@ -2,7 +2,7 @@
 // resolved once for every worker and printed so that a failing run can be replayed.
 import globalSetup from '../support/global-setup.mjs';
 
-const DEFAULT_RUNS = 150;
+const DEFAULT_RUNS = 300;
 const DEFAULT_SEED = 1313;
 
 export default async function fuzzGlobalSetup() {

@@ -26,6 +26,18 @@ function count(surface: string, answer: Answer, detail: unknown): void {
   tally.set(key, (tally.get(key) ?? 0) + 1);
 }
 
+/** For the tally: each mutation payload's outcome, its first userErrors code or `ok`. */
+function payloads(data: unknown): string {
+  if (!isRecord(data)) return 'data';
+  const outcomes = Object.entries(data)
+    .filter(([, payload]) => isRecord(payload) && Array.isArray(payload.userErrors))
+    .map(([field, payload]) => {
+      const [problem] = (payload as { userErrors: { code?: string }[] }).userErrors;
+      return `${field}:${problem ? String(problem.code) : 'ok'}`;
+    });
+  return outcomes.length ? outcomes.join(' ') : 'data';
+}
+
 export function printTally(): void {
   if (!process.env.FUZZ_STATS) return;
   console.log(
@@ -96,7 +108,17 @@ export function expectGraphqlAnswer(request: string, answer: Answer): void {
   const surface = 'GraphQL';
   const first = isRecord(answer.json) && Array.isArray(answer.json.errors) ? answer.json.errors[0] : undefined;
   const extensions = isRecord(first) && isRecord(first.extensions) ? first.extensions : {};
-  count(surface, answer, first ? `${String(extensions.code)} ${String(extensions.reason ?? '')}` : isRecord(answer.json) ? 'data' : '');
+  count(
+    surface,
+    answer,
+    first
+      ? `${String(extensions.code)} ${String(extensions.reason ?? '')} ${String(first.message)
+          .replace(/"[^"]*"/g, '…')
+          .slice(0, 60)}`
+      : isRecord(answer.json)
+        ? payloads(answer.json.data)
+        : '',
+  );
   check(answer.status < 500, surface, 'a 5xx', request, answer);
   if (isParserRefusal(answer)) return;
   check(GRAPHQL_STATUSES.has(answer.status), surface, `status ${answer.status} is not one GraphQL-over-HTTP allows here`, request, answer);

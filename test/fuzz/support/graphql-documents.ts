@@ -31,6 +31,8 @@ export const schema: GraphQLSchema = buildSchema(readFileSync(new URL('../../../
 /** Real values from the test's fixtures, so that generated operations reach the services. */
 export interface Pools {
   ids: string[];
+  /** The same, by type: `eventId` gets an event's. */
+  idsOf: Record<string, string[]>;
   slugs: string[];
   usernames: string[];
   cursors: string[];
@@ -39,7 +41,13 @@ export interface Pools {
 /** Plausible values for fields whose name says what they hold, so that validation goes deeper. */
 function plausible(name: string, pools: Pools): fc.Arbitrary<string> | undefined {
   const lower = name.toLowerCase();
-  if (lower.endsWith('id') && pools.ids.length) return fc.constantFrom(...pools.ids);
+  if (lower.endsWith('id') && pools.ids.length) {
+    const typed = Object.entries(pools.idsOf).find(([type]) => lower === `${type.toLowerCase()}id`)?.[1];
+    return fc.oneof(
+      { weight: typed ? 4 : 0, arbitrary: fc.constantFrom(...(typed ?? pools.ids)) },
+      { weight: 1, arbitrary: fc.constantFrom(...pools.ids) },
+    );
+  }
   if (lower.includes('slug')) return fc.oneof(fc.constantFrom(...pools.slugs), fc.stringMatching(/^[a-z0-9]{1,8}(-[a-z0-9]{1,8}){0,3}$/));
   if (lower.includes('username')) return fc.constantFrom(...pools.usernames);
   if (lower === 'after' || lower === 'before') return fc.oneof(fc.constantFrom(...pools.cursors), tamperedCursor);
@@ -73,7 +81,9 @@ const tamperedCursor: fc.Arbitrary<string> = fc
   )
   .map((values) => Buffer.from(toJson(values), 'utf8').toString('base64url'));
 
+const DAY = 86_400_000;
 const dateTimeText = fc.oneof(
+  { weight: 4, arbitrary: fc.integer({ min: -30, max: 3650 }).map((days) => new Date(Date.now() + days * DAY).toISOString()) },
   fc.date({ min: new Date(-62_135_596_800_000), max: new Date(253_402_300_799_999), noInvalidDate: true }).map((d) => d.toISOString()),
   fc.constantFrom(
     '2031-02-31T00:00:00Z',
@@ -89,9 +99,9 @@ const dateTimeText = fc.oneof(
 );
 
 const int32 = fc.oneof(
-  fc.integer(),
-  fc.constantFrom(0, -1, 1, 20, 100, 101, 2147483647, -2147483648, 2147483646),
-  hostileNumberToken as fc.Arbitrary<unknown>,
+  { weight: 4, arbitrary: fc.integer() },
+  { weight: 4, arbitrary: fc.constantFrom(0, -1, 1, 2, 10, 20, 100, 101, 1_000_000, 1_000_001, 2147483647, -2147483648) },
+  { weight: 1, arbitrary: hostileNumberToken as fc.Arbitrary<unknown> },
 );
 
 /** A value of the scalar, of the right type but hostile. */
@@ -112,13 +122,13 @@ function scalarValue(type: GraphQLScalarType | GraphQLEnumType, name: string, po
       return fc.boolean();
     case 'ID':
       return fc.oneof(
-        { weight: 3, arbitrary: pools.ids.length ? fc.constantFrom(...pools.ids) : base64urlOfJunk },
+        { weight: 6, arbitrary: plausible(name, pools) ?? base64urlOfJunk },
         { weight: 2, arbitrary: base64urlOfJunk },
         { weight: 1, arbitrary: hostileText },
         { weight: 1, arbitrary: fc.integer() },
       );
     case 'DateTime':
-      return fc.oneof({ weight: 3, arbitrary: dateTimeText }, hostileText);
+      return fc.oneof({ weight: 8, arbitrary: dateTimeText }, { weight: 1, arbitrary: hostileText });
     default:
       // Mostly text that can be stored: what cannot is refused at the edge, before the services.
       return fc.oneof(
@@ -142,10 +152,13 @@ export class EnumValue {
  * all. Wrong types are rare per value, as one of them fails the whole operation at validation, and
  * most operations should reach the resolvers.
  */
-export function inputValue(type: GraphQLInputType, name: string, pools: Pools, depth = 0): fc.Arbitrary<unknown> {
+export function inputValue(type: GraphQLInputType, name: string, pools: Pools, depth = 0, nullable = true): fc.Arbitrary<unknown> {
   const wrong = junk as fc.Arbitrary<unknown>;
   if (type instanceof GraphQLNonNull)
-    return fc.oneof({ weight: 40, arbitrary: inputValue(type.ofType, name, pools, depth) }, { weight: 1, arbitrary: fc.constant(null) });
+    return fc.oneof(
+      { weight: 40, arbitrary: inputValue(type.ofType, name, pools, depth, false) },
+      { weight: 1, arbitrary: fc.constant(null) },
+    );
   const right: fc.Arbitrary<unknown> =
     type instanceof GraphQLList
       ? fc.oneof(
@@ -155,7 +168,11 @@ export function inputValue(type: GraphQLInputType, name: string, pools: Pools, d
       : type instanceof GraphQLInputObjectType
         ? inputObject(type, pools, depth)
         : scalarValue(type as GraphQLScalarType, name, pools);
-  return fc.oneof({ weight: 40, arbitrary: right }, { weight: 2, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: wrong });
+  return fc.oneof(
+    { weight: 40, arbitrary: right },
+    { weight: nullable ? 2 : 0, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: wrong },
+  );
 }
 
 function inputObject(type: GraphQLInputObjectType, pools: Pools, depth: number): fc.Arbitrary<Record<string, unknown>> {

@@ -69,7 +69,19 @@ export async function buildWorld(t: TestApp): Promise<World> {
     registrationId: registration.id,
     attendeeId: registration.attendees[0].id,
     app,
-    pools: { ids, slugs: [organizer.slug, event.slug, draft.slug], usernames: [owner.user.username, attendee.user.username], cursors },
+    pools: {
+      ids,
+      idsOf: {
+        Organizer: [organizer.id],
+        Event: [event.id, draft.id],
+        TicketType: [event.ticketTypeId, draft.ticketTypeId],
+        Registration: [registration.id],
+        Attendee: [registration.attendees[0].id],
+      },
+      slugs: [organizer.slug, event.slug, draft.slug],
+      usernames: [owner.user.username, attendee.user.username],
+      cursors,
+    },
     uuids: ids.map((id) => fromGlobalId(id)!.id),
   };
 }
