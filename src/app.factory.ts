@@ -2,6 +2,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyHelmet from '@fastify/helmet';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { APP_CONFIG } from './config/config.module.js';
@@ -22,11 +23,23 @@ export function createHttpAdapter(config: AppConfig, logger: Logger): FastifyAda
     genReqId: requestId,
     trustProxy: config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
+    // A body field named `__proto__` (JSON or form) is dropped like any field no endpoint reads (RFC 6749
+    // §3.2 has the token endpoint ignore unrecognized parameters) rather than refused: Nest's form parser
+    // refused it with a bare BadRequestException, which no endpoint answered in its own shape.
+    onProtoPoisoning: 'remove',
     // Headers far beyond any legitimate request are refused by Node with 431 before any of our code runs.
     //
     // Fastify answers 503 to requests read once its close() has begun; the server calls app.close()
     // only after HttpDrain has seen the last connection go, so this does not answer a client of ours.
     return503OnClosing: true,
+    // The router refuses a path that is not valid percent-encoding (400) or a path parameter over 100
+    // characters (414) before any hook runs, and Fastify's default handler would answer in its own
+    // shape: handed to the application's error handler instead, so HttpExceptionFilter answers them
+    // like every other client error.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      void reply.header('x-request-id', request.id);
+      request.server.errorHandler(error, request, reply);
+    },
   });
 }
 

@@ -72,6 +72,18 @@ describe('GraphQL endpoint', () => {
       expect(res.body.errors?.[0]).toMatchObject({ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
     });
 
+    it(`answers a subscription (the schema has none) with ${status} and GRAPHQL_VALIDATION_FAILED, not an internal error`, async () => {
+      const res = await graphql(t.url, 'subscription { events { totalCount } }', { privateToken: token, headers });
+      expect(res.status).toBe(status);
+      expect(res.body.data).toBeUndefined();
+      expect(res.body.errors).toEqual([
+        expect.objectContaining({
+          message: 'The schema does not support subscription operations.',
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+        }),
+      ]);
+    });
+
     it(`answers missing variables with ${status} and BAD_USER_INPUT`, async () => {
       const res = await graphql(t.url, 'query Find($username: String!) { user(username: $username) { id } }', {
         privateToken: token,

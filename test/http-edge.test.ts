@@ -121,10 +121,67 @@ describe('malformed requests are answered without a 500', () => {
     expect(await res.json()).toEqual({ message: '405 Method Not Allowed' });
   });
 
+  describe("paths the router refuses before any route runs: answered by the application, not in Fastify's own shape", () => {
+    it.each([
+      ['not valid percent-encoding', '/api/events/%zz', 400, '400 Bad Request'],
+      ['a lone surrogate as WTF-8 bytes', '/api/organizers/%ED%A0%80', 400, '400 Bad Request'],
+      ['a path parameter over 100 characters', `/api/events/${'a'.repeat(101)}`, 414, '414 URI Too Long'],
+    ])('%s: the REST error shape with a request id', async (_what, path, status, message) => {
+      const res = await fetch(`${t.url}${path}`);
+      expect(res.status).toBe(status);
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      const body = (await res.json()) as Record<string, string>;
+      expect(Object.keys(body).sort()).toEqual(['error', 'message']);
+      expect(body.message).toBe(message);
+    });
+
+    it.each([
+      ['not valid percent-encoding', '/applications/%zz', 400],
+      ['a path parameter over 100 characters', `/applications/${'a'.repeat(101)}`, 414],
+    ])('a browser opening a page with %s gets an HTML error page', async (_what, path, status) => {
+      const res = await fetch(`${t.url}${path}`, { headers: { accept: 'text/html' } });
+      expect(res.status).toBe(status);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await res.text()).toContain('Bad request');
+    });
+  });
+
   it('a handler’s own 404 stays a 404', async () => {
     const res = await fetch(`${t.url}/api/events/no-such-event`);
     expect(res.status).toBe(404);
     expect(res.headers.get('allow')).toBeNull();
+  });
+
+  it.each([
+    ['a form over 1 MB', 'application/x-www-form-urlencoded', `login=${'x'.repeat(1_100_000)}`, 413, 'Too large'],
+    ['a body of a media type no page reads', 'application/xml', '<login/>', 415, 'Bad request'],
+  ])("%s posted to a page gets an HTML error page, not the APIs' JSON", async (_what, type, body, status, title) => {
+    const res = await fetch(`${t.url}/sign-in`, { method: 'POST', headers: { 'content-type': type }, body });
+    expect(res.status).toBe(status);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await res.text()).toContain(title);
+  });
+
+  describe('a body field named __proto__ is ignored like any field the endpoint does not read', () => {
+    it.each([
+      ['a form', 'application/x-www-form-urlencoded', '__proto__=x&client_id=c'],
+      ['JSON', 'application/json', '{"__proto__":{"x":1},"client_id":"c"}'],
+    ])('%s to /oauth/token: the RFC 6749 answer to the rest of the request', async (_what, type, body) => {
+      const res = await fetch(`${t.url}/oauth/token`, { method: 'POST', headers: { 'content-type': type }, body });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ error: 'invalid_request', error_description: 'grant_type is required' });
+    });
+
+    it('a form to a page: the page answers (here, the CSRF check)', async () => {
+      const res = await fetch(`${t.url}/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: '__proto__=x&login=a&password=b',
+      });
+      expect(res.status).toBe(403);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    });
   });
 
   it('a body over 1 MB gets 413', async () => {

@@ -82,6 +82,19 @@ describe('GraphQL', () => {
     expect(res.body.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'query' });
   });
 
+  it("does not log a refused string literal as a server error: it is the client's input", async () => {
+    const before = t.logs.length;
+    const res = await graphql(
+      t.url,
+      'mutation { createOrganizer(input: { slug: "nul-log", name: "a\\u0000b" }) { userErrors { field } } }',
+      {
+        privateToken: token,
+      },
+    );
+    expect(res.body.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'query' });
+    expect(t.logs.slice(before).filter((line) => (line.level as number) >= 50)).toEqual([]);
+  });
+
   it.each([
     ['mutation($name: String!) { updateViewerProfile(input: { name: $name }) { userErrors { field } } }', { name: NUL }, 'variables.name'],
     ['query($slug: String!) { event(slug: $slug) { id } }', { slug: 'x\ud800y' }, 'variables.slug'],

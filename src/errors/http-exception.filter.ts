@@ -63,7 +63,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
       const status = error.getStatus();
       const detail = fastifyClientError(error.cause);
       const allowed = status === 404 ? otherMethods(request) : [];
-      if (!detail && isBrowserNavigationOffRoute(request)) {
+      if (isBrowserNavigationOffRoute(request)) {
         if (allowed.length > 0) void reply.header('allow', allowed.join(', '));
         const shown = allowed.length > 0 ? 405 : status;
         sendHtml(reply, errorPage(shown, request.id), { status: shown });
@@ -153,10 +153,12 @@ function sendUnavailable(request: FastifyRequest, reply: FastifyReply): void {
   }
 }
 
-/** A request Fastify could not read, answered in the shape its endpoint's callers expect. */
+/** A request Fastify could not read, answered in the shape its endpoint's callers expect: a page's is HTML. */
 function sendClientError(request: FastifyRequest, reply: FastifyReply, status: number, detail: string): void {
   const route = request.routeOptions?.url ?? request.url.split('?')[0];
-  if (route && OAUTH_CLIENT_ROUTES.has(route)) {
+  if (request.routeOptions?.config?.page) {
+    sendHtml(reply, errorPage(status, request.id), { status });
+  } else if (route && OAUTH_CLIENT_ROUTES.has(route)) {
     sendOAuthError(reply, new OAuthError('invalid_request', detail));
   } else if (route === GRAPHQL_PATH) {
     void reply.status(status).send({ errors: [{ message: detail, extensions: { code: 'BAD_REQUEST' } }] });

@@ -12,6 +12,7 @@ import { PublicFieldsRegistry } from './public-fields.registry.js';
 import { join } from 'node:path';
 import { projectRoot } from '../config/project-root.js';
 import { storableStringLiterals } from './storable-string-literals.js';
+import { knownOperationTypes } from './known-operation-types.js';
 import { GRAPHQL_PATH } from './graphql-path.js';
 
 @Module({
@@ -47,8 +48,9 @@ class GraphqlPolicyModule {}
         // errorLoggingPlugin answers 503: Nest's plugin that would reset every status to 200 stays out.
         preserveHttpStatusForExecutionErrors: false,
         // The text boundary inside documents: string literals PostgreSQL cannot store (variables are
-        // checked with the request body by TextBoundaryInterceptor).
-        validationRules: [storableStringLiterals],
+        // checked with the request body by TextBoundaryInterceptor). Operations of a type the schema
+        // lacks (subscriptions) are refused here too, not in execution.
+        validationRules: [storableStringLiterals, knownOperationTypes],
         // No @cacheControl hints are used: skip the per-field hook that would compute them.
         plugins: [policy, errorLoggingPlugin, ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],
       }),

@@ -1,5 +1,6 @@
 import { createParamDecorator, ExecutionContext, Render, SetMetadata, UseFilters } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants.js';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
 import { OwnAuthentication, Public } from '../auth/public.decorator.js';
 import type { SignedInUser } from '../sessions/sessions.service.js';
@@ -14,6 +15,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by PageGuard on page routes: the signed-in user, or null on an anonymous page. */
     signedIn: SignedInUser | null;
+  }
+  interface FastifyContextConfig {
+    /**
+     * A page route (`@Pages()`): what Fastify refuses before the handler (a body too large or of
+     * another media type) is answered with an HTML error page there too.
+     */
+    page?: true;
   }
 }
 
@@ -32,6 +40,7 @@ export function Pages(): ClassDecorator {
       const descriptor = Object.getOwnPropertyDescriptor(target.prototype, name)!;
       if (typeof descriptor.value === 'function' && Reflect.hasMetadata(PATH_METADATA, descriptor.value)) {
         Render(PAGE_TEMPLATE)(target.prototype as object, name, descriptor);
+        RouteConfig({ page: true })(target.prototype as object, name, descriptor);
       }
     }
   };
