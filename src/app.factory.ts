@@ -1,5 +1,4 @@
 import fastifyCookie from '@fastify/cookie';
-import fastifyHelmet from '@fastify/helmet';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
@@ -12,7 +11,7 @@ import { DatabaseTarget } from './database/database-target.js';
 import { PinoNestLogger, requestId } from './logging/logger.js';
 import { HttpDrain } from './shutdown/http-drain.js';
 import { PageRenderer } from './web/page-renderer.js';
-import { helmetOptions } from './web/security-headers.js';
+import { securityHeaders } from './web/security-headers.js';
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -34,14 +33,15 @@ export function createHttpAdapter(config: AppConfig, logger: Logger): FastifyAda
 export async function configureApp(app: NestFastifyApplication): Promise<void> {
   const config = app.get<AppConfig>(APP_CONFIG);
   await app.register(fastifyCookie);
-  await app.register(fastifyHelmet, helmetOptions(config.secureCookies));
   const fastify = app.getHttpAdapter().getInstance();
+  const headers = securityHeaders(config.secureCookies);
+  fastify.addHook('onRequest', (req, reply, done) => {
+    void reply.headers(headers).header('x-request-id', req.id);
+    done();
+  });
   app.get(HttpDrain).attach(fastify);
   app.get(PageRenderer).attach(fastify);
   fastify.decorateRequest('principal', null);
-  fastify.addHook('onRequest', async (req, reply) => {
-    void reply.header('x-request-id', req.id);
-  });
   app.get(LegacyOpenApi).attach(app, LegacyApiModule, { baseUrl: config.baseUrl, sunset: config.legacyApi.sunset });
 }
 
