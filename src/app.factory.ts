@@ -6,6 +6,7 @@ import { AppModule } from './app.module.js';
 import { APP_CONFIG } from './config/config.module.js';
 import { AppConfig } from './config/config.schema.js';
 import { LegacyApiModule } from './legacy-api/legacy-api.module.js';
+import { TextBoundaryGuard } from './errors/text-boundary.guard.js';
 import { LegacyOpenApi } from './legacy-api/openapi.js';
 import { DatabaseTarget } from './database/database-target.js';
 import { PinoNestLogger, requestId } from './logging/logger.js';
@@ -43,6 +44,9 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
   app.get(PageRenderer).attach(fastify);
   fastify.decorateRequest('principal', null);
   app.get(LegacyOpenApi).attach(app, LegacyApiModule, { baseUrl: config.baseUrl, sunset: config.legacyApi.sunset });
+  // Global guards run in the order they were added; the modules' (AuthGuard, PageGuard) were added when
+  // the application was created, so the text boundary runs after them.
+  app.useGlobalGuards(new TextBoundaryGuard());
 }
 
 /** Builds the Nest application on Fastify. The caller owns the database target and calls listen(). */

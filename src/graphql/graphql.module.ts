@@ -47,7 +47,7 @@ class GraphqlPolicyModule {}
         // errorLoggingPlugin answers 503: Nest's plugin that would reset every status to 200 stays out.
         preserveHttpStatusForExecutionErrors: false,
         // The text boundary inside documents: string literals PostgreSQL cannot store (variables are
-        // checked with the request body by TextBoundaryInterceptor).
+        // checked with the request body by TextBoundaryGuard).
         validationRules: [storableStringLiterals],
         // No @cacheControl hints are used: skip the per-field hook that would compute them.
         plugins: [policy, errorLoggingPlugin, ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],
