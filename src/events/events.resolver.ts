@@ -9,16 +9,18 @@ import type { GraphqlContext } from '../graphql/graphql-context.js';
 import type * as G from '../graphql/graphql.schema.js';
 import { EventError } from './events.errors.js';
 import {
+  COUNT,
   lower,
   MODEL,
   requireId,
   toGqlEvent,
+  toGqlEventConnection,
   toGqlOrganizer,
   toGqlRegistration,
   toGqlTicketType,
   toPayload,
 } from './events.graphql-mappers.js';
-import type { GqlEvent } from './events.graphql-mappers.js';
+import type { GqlEvent, GqlEventConnection } from './events.graphql-mappers.js';
 import type { EventFormatValue, EventVisibilityValue, RegistrationStatusValue } from './events.model.js';
 import { EventsPolicy } from './events.policy.js';
 import { EventsService } from './events.service.js';
@@ -50,7 +52,7 @@ export class EventsResolver {
       args.orderBy?.direction ?? 'ASC',
       toPageRequest(args),
     );
-    return { ...toConnection(page, toGqlEvent), totalCount };
+    return toGqlEventConnection(page, totalCount);
   }
 
   @Query('event')
@@ -171,5 +173,17 @@ export class EventsResolver {
       await this.events.delete(this.readers.of(ctx), requireId(input.eventId, 'Event', 'eventId'));
       return input.eventId;
     });
+  }
+}
+
+@Resolver('EventConnection')
+export class EventConnectionResolver {
+  /**
+   * A field resolver, not a function left on the connection for graphql-js's default resolver to call:
+   * compiled execution reads fields without a resolver as plain values (see CompiledExecution).
+   */
+  @ResolveField('totalCount')
+  totalCount(@Parent() connection: GqlEventConnection): Promise<number> {
+    return connection[COUNT]();
   }
 }

@@ -5,7 +5,16 @@ import type { ConnectionArgs } from '../graphql/connection.js';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
 import type * as G from '../graphql/graphql.schema.js';
 import { EventError } from './events.errors.js';
-import { lower, MODEL, requireId, toGqlEvent, toGqlMember, toGqlOrganizer, toGqlUser, toPayload } from './events.graphql-mappers.js';
+import {
+  lower,
+  MODEL,
+  requireId,
+  toGqlEventConnection,
+  toGqlMember,
+  toGqlOrganizer,
+  toGqlUser,
+  toPayload,
+} from './events.graphql-mappers.js';
 import type { GqlMember, GqlOrganizer } from './events.graphql-mappers.js';
 import type { OrganizerRoleValue } from './events.model.js';
 import { EventsPolicy } from './events.policy.js';
@@ -47,7 +56,7 @@ export class OrganizersResolver {
       args.orderBy?.direction ?? 'ASC',
       toPageRequest(args),
     );
-    return { ...toConnection(page, toGqlEvent), totalCount };
+    return toGqlEventConnection(page, totalCount);
   }
 
   @ResolveField('members')
