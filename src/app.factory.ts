@@ -1,5 +1,4 @@
 import fastifyCookie from '@fastify/cookie';
-import fastifyHelmet from '@fastify/helmet';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
@@ -8,12 +7,13 @@ import { AppModule } from './app.module.js';
 import { APP_CONFIG } from './config/config.module.js';
 import { AppConfig } from './config/config.schema.js';
 import { LegacyApiModule } from './legacy-api/legacy-api.module.js';
+import { TextBoundaryGuard } from './errors/text-boundary.guard.js';
 import { LegacyOpenApi } from './legacy-api/openapi.js';
 import { DatabaseTarget } from './database/database-target.js';
 import { PinoNestLogger, requestId } from './logging/logger.js';
 import { HttpDrain } from './shutdown/http-drain.js';
 import { PageRenderer } from './web/page-renderer.js';
-import { helmetOptions } from './web/security-headers.js';
+import { securityHeaders } from './web/security-headers.js';
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -47,15 +47,19 @@ export function createHttpAdapter(config: AppConfig, logger: Logger): FastifyAda
 export async function configureApp(app: NestFastifyApplication): Promise<void> {
   const config = app.get<AppConfig>(APP_CONFIG);
   await app.register(fastifyCookie);
-  await app.register(fastifyHelmet, helmetOptions(config.secureCookies));
   const fastify = app.getHttpAdapter().getInstance();
+  const headers = securityHeaders(config.secureCookies);
+  fastify.addHook('onRequest', (req, reply, done) => {
+    void reply.headers(headers).header('x-request-id', req.id);
+    done();
+  });
   app.get(HttpDrain).attach(fastify);
   app.get(PageRenderer).attach(fastify);
   fastify.decorateRequest('principal', null);
-  fastify.addHook('onRequest', async (req, reply) => {
-    void reply.header('x-request-id', req.id);
-  });
   app.get(LegacyOpenApi).attach(app, LegacyApiModule, { baseUrl: config.baseUrl, sunset: config.legacyApi.sunset });
+  // Global guards run in the order they were added; the modules' (AuthGuard, PageGuard) were added when
+  // the application was created, so the text boundary runs after them.
+  app.useGlobalGuards(new TextBoundaryGuard());
 }
 
 /** Builds the Nest application on Fastify. The caller owns the database target and calls listen(). */

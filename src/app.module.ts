@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module.js';
 import { ClockModule } from './clock/clock.js';
 import { ConfigModule } from './config/config.module.js';
@@ -9,7 +9,6 @@ import { DatabaseModule } from './database/database.module.js';
 import { DatabaseTarget } from './database/database-target.js';
 import { EventsModule } from './events/events.module.js';
 import { HttpExceptionFilter } from './errors/http-exception.filter.js';
-import { TextBoundaryInterceptor } from './errors/text-boundary.interceptor.js';
 import { GraphqlModule } from './graphql/graphql.module.js';
 import { HealthModule } from './health/health.module.js';
 import { HousekeepingModule } from './housekeeping/housekeeping.module.js';
@@ -42,10 +41,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [...coreModules(config, target), DashboardModule, GraphqlModule, HealthModule, HousekeepingModule, ShutdownModule],
-      providers: [
-        { provide: APP_FILTER, useClass: HttpExceptionFilter },
-        { provide: APP_INTERCEPTOR, useClass: TextBoundaryInterceptor },
-      ],
+      providers: [{ provide: APP_FILTER, useClass: HttpExceptionFilter }],
     };
   }
 }

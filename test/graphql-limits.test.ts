@@ -136,6 +136,23 @@ describe('GraphQL limits', () => {
     expect(wider.body.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_LARGE', limit: 'selections' });
   });
 
+  it('costs each request of a document by its own variables: page sizes and @include conditions', async () => {
+    const query = `query($outer: Int!, $inner: Int!, $more: Boolean!, $after: String) {
+      events(first: $outer, after: $after) { nodes { id organizer @include(if: $more) { events(first: $inner) { nodes { id } } } } } }`;
+    const costOf = async (variables: Record<string, unknown>) => {
+      const res = await graphql(t.url, query, { variables, headers: { accept: 'application/json' } });
+      return res.body.errors?.[0]?.extensions?.code ?? res.status;
+    };
+    // Anonymous cost limit 5,000: 100 × (1 + 100 × 2) is over it, 10 × (1 + 100 × 2) is not.
+    for (let round = 0; round < 2; round++) {
+      expect(await costOf({ outer: 10, inner: 100, more: true })).toBe(200);
+      expect(await costOf({ outer: 100, inner: 100, more: true })).toBe('QUERY_TOO_COMPLEX');
+      expect(await costOf({ outer: 100, inner: 100, more: false })).toBe(200);
+      expect(await costOf({ outer: 100, inner: 100, more: true, after: null })).toBe('QUERY_TOO_COMPLEX');
+      expect(await costOf({ outer: 'many', inner: 100, more: true })).toBe('BAD_USER_INPUT');
+    }
+  });
+
   it('answers page sizes outside 0 to 100 with BAD_USER_INPUT INVALID_PAGE_SIZE on the field', async () => {
     const res = await graphql(t.url, '{ events(first: 101) { nodes { id } } }');
     expect(res.status).toBe(200);

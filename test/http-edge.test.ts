@@ -206,3 +206,38 @@ describe('logs', () => {
     expect(text).toContain('private_token=[REDACTED]');
   });
 });
+
+describe('security headers', () => {
+  const SECURITY_HEADERS = {
+    'content-security-policy':
+      "default-src 'none';script-src 'self';style-src 'self';img-src 'self' data:;font-src 'self';connect-src 'self';form-action 'self';frame-ancestors 'none';base-uri 'none'",
+    'cross-origin-opener-policy': 'same-origin',
+    'cross-origin-resource-policy': 'same-origin',
+    'origin-agent-cluster': '?1',
+    'referrer-policy': 'same-origin',
+    'x-content-type-options': 'nosniff',
+    'x-dns-prefetch-control': 'off',
+    'x-download-options': 'noopen',
+    'x-frame-options': 'DENY',
+    'x-permitted-cross-domain-policies': 'none',
+    'x-xss-protection': '0',
+  };
+
+  it.each([
+    ['an API answer', () => graphql(t.url, '{ __typename }')],
+    ['a 401', () => graphql(t.url, '{ viewer { id } }')],
+    [
+      'a body that is not JSON',
+      () => fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }),
+    ],
+    ['an unknown path', () => fetch(`${t.url}/no-such-path`)],
+    ['a page', () => fetch(`${t.url}/sign-in`)],
+    ['a legacy REST answer', () => fetch(`${t.url}/api/events`)],
+  ])('%s carries the same set, with a request id and no HSTS over http', async (_label, send) => {
+    const { headers } = await send();
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect([name, headers.get(name)]).toEqual([name, value]);
+    expect(headers.get('x-request-id')).toBeTruthy();
+    expect(headers.get('strict-transport-security')).toBeNull();
+    expect(headers.get('x-powered-by')).toBeNull();
+  });
+});

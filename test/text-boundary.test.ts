@@ -125,6 +125,18 @@ describe('legacy REST API', () => {
   });
 });
 
+describe('the boundary runs after the guards', () => {
+  it('an anonymous call to a protected REST route is still a 401', async () => {
+    const res = await rest(t.url, 'POST', '/api/organizers', { body: { slug: 'nul-anon', name: NUL } });
+    expect(res.status).toBe(401);
+  });
+
+  it('a signed-in form post without its CSRF token is still the 403 page', async () => {
+    const res = await browser.post('/account/profile', { name: NUL });
+    expect(res.status).toBe(403);
+  });
+});
+
 describe('text that can be stored', () => {
   it('passes untouched: emoji, accents, tabs and newlines', async () => {
     const res = await graphql(t.url, 'mutation($name: String!) { updateViewerProfile(input: { name: $name }) { user { name } } }', {

@@ -6,6 +6,7 @@ import { AuthError } from './auth.errors.js';
 import { hasAnyScope, Principal } from './principal.js';
 import { ACCEPTS_SESSION_CREDENTIAL, IGNORES_CREDENTIALS, IS_PUBLIC, OWN_AUTHENTICATION, REQUIRED_SCOPES } from './public.decorator.js';
 import { RequestAuthenticator } from './request-authenticator.js';
+import { RouteDeclarations } from './route-declarations.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -22,34 +23,38 @@ declare module 'fastify' {
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
+  private readonly routes = new RouteDeclarations((targets) => ({
+    isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) ?? false,
+    ownAuthentication: this.reflector.getAllAndOverride<boolean>(OWN_AUTHENTICATION, targets) ?? false,
+    ignoresCredentials: this.reflector.getAllAndOverride<boolean>(IGNORES_CREDENTIALS, targets) ?? false,
+    acceptsSession: this.reflector.getAllAndOverride<boolean>(ACCEPTS_SESSION_CREDENTIAL, targets) ?? false,
+    requiredScopes: this.reflector.getAllAndOverride<string[]>(REQUIRED_SCOPES, targets),
+  }));
+
   constructor(
     private readonly reflector: Reflector,
     private readonly authenticator: RequestAuthenticator,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) ?? false;
+    const route = this.routes.of(context);
 
     if (context.getType<string>() === 'graphql') {
       const principal = GqlExecutionContext.create(context).getContext<{ principal: Principal | null }>().principal;
-      if (!principal && !isPublic) throw AuthError.missingCredentials();
+      if (!principal && !route.isPublic) throw AuthError.missingCredentials();
       return true;
     }
 
-    if (this.reflector.getAllAndOverride<boolean>(OWN_AUTHENTICATION, targets)) return true;
-    if (this.reflector.getAllAndOverride<boolean>(IGNORES_CREDENTIALS, targets)) return true;
+    if (route.ownAuthentication || route.ignoresCredentials) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const session = this.reflector.getAllAndOverride<boolean>(ACCEPTS_SESSION_CREDENTIAL, targets) ?? false;
-    const principal = await this.authenticator.authenticate(request, { session });
+    const principal = await this.authenticator.authenticate(request, { session: route.acceptsSession });
     request.principal = principal;
     if (!principal) {
-      if (isPublic) return true;
+      if (route.isPublic) return true;
       throw AuthError.missingCredentials();
     }
-    const required = this.reflector.getAllAndOverride<string[]>(REQUIRED_SCOPES, targets);
-    if (required && !hasAnyScope(principal, required)) throw AuthError.insufficientScope(required);
+    if (route.requiredScopes && !hasAnyScope(principal, route.requiredScopes)) throw AuthError.insufficientScope(route.requiredScopes);
     return true;
   }
 }

@@ -56,10 +56,13 @@ export class RequestAuthenticator {
   }
 }
 
+const STRATEGY_OPTIONS = { session: false };
+const NO_PARAMETERS = Object.freeze({});
+
 function runStrategy(name: string, headers: IncomingHttpHeaders): Promise<Principal | null> {
   return new Promise((resolve, reject) => {
-    const request = { headers, query: {}, body: {} };
-    const middleware = passport.authenticate(name, { session: false }, (err: unknown, principal: Principal | false) => {
+    const request = { headers, query: NO_PARAMETERS, body: NO_PARAMETERS };
+    const middleware = passport.authenticate(name, STRATEGY_OPTIONS, (err: unknown, principal: Principal | false) => {
       if (err) reject(err);
       else resolve(principal || null);
     });

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -45,7 +45,7 @@ export function isWellFormedSecret(value: string, prefix: SecretPrefix): boolean
   return value.endsWith(checksum(prefix + body));
 }
 
-/** The only form in which secrets are stored: SHA-256, hex. */
+/** The only form in which secrets are stored: SHA-256, hex (one-shot: every API request hashes its token). */
 export function hashSecret(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  return hash('sha256', value, 'hex');
 }

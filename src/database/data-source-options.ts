@@ -3,6 +3,7 @@ import { AppConfig } from '../config/config.schema.js';
 import { DatabaseTarget } from './database-target.js';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { driverTypes } from './timestamps.js';
 
 /** The one TypeORM configuration, shared by the application, the CLI and ormconfig.ts. */
 export function dataSourceOptions(config: AppConfig, target: DatabaseTarget, overrides: { poolSize?: number } = {}): DataSourceOptions {
@@ -25,6 +26,7 @@ export function dataSourceOptions(config: AppConfig, target: DatabaseTarget, ove
       // migration runner asks for two: an idle one holding the advisory lock, one migrating.)
       max: overrides.poolSize ?? (target.kind === 'embedded' ? 1 : config.database.poolSize),
       application_name: 'agora',
+      types: driverTypes,
     },
   };
 }

@@ -1,16 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { CursorCodec } from './cursor-codec.js';
+import { PreparedStatements } from './prepared-statements.js';
 import { fetchPage, fetchPagesByParent, Page, PageReader, PageRequest, PageSource, SortKey } from './keyset.js';
 
-/** Keyset pages (keyset.ts) read from the application's database, their cursors sealed by CursorCodec. */
+/** Keyset pages (keyset.ts) read from the application's database as prepared statements, their cursors sealed by CursorCodec. */
 @Injectable()
 export class KeysetPager {
   private readonly reader: PageReader;
 
-  constructor(@InjectDataSource() dataSource: DataSource, cursors: CursorCodec) {
-    this.reader = { run: (sql, params) => dataSource.query(sql, params), cursors };
+  constructor(statements: PreparedStatements, cursors: CursorCodec) {
+    this.reader = { run: (sql, params) => statements.run(sql, params), cursors };
   }
 
   /** One page of a list. */

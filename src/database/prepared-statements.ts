@@ -32,6 +32,24 @@ export class PreparedStatements {
 
   async query<R extends Record<string, unknown>>(statement: Statement, values: unknown[]): Promise<R[]> {
     if (!this.pool) return (await this.dataSource.query(statement.text, values)) as R[];
+    // Logged as TypeORM logs its own statements (the statement-count tests listen there).
+    this.dataSource.logger.logQuery(statement.text, values);
     return (await this.pool.query<R>({ name: statement.name, text: statement.text, values })).rows;
   }
+
+  /**
+   * A statement built at run time (the reads of the event pages: one text per combination of filters
+   * and page bounds, values always bound as parameters), prepared under a name given to its text. Past
+   * MAX_NAMED texts the rest run unnamed, so a connection never holds an unbounded number of them.
+   */
+  run<R extends Record<string, unknown>>(text: string, values: unknown[]): Promise<R[]> {
+    let name = this.names.get(text);
+    if (name === undefined && this.names.size < MAX_NAMED) this.names.set(text, (name = `agora_run_${this.names.size + 1}`));
+    if (name === undefined) return this.dataSource.query(text, values) as Promise<R[]>;
+    return this.query({ name, text }, values);
+  }
+
+  private readonly names = new Map<string, string>();
 }
+
+const MAX_NAMED = 500;

@@ -1,5 +1,7 @@
 import { DomainError, failuresOf } from '../errors/domain-error.js';
+import { Connection, toConnection } from '../graphql/connection.js';
 import { idOfType, NodeType, toGlobalId } from '../graphql/global-id.js';
+import type { Page } from '../database/keyset.js';
 import type * as G from '../graphql/graphql.schema.js';
 import { EventError } from './events.errors.js';
 import type { Attendee, Event, Organizer, OrganizerMember, Registration, TicketType } from './events.model.js';
@@ -53,6 +55,15 @@ export function toGqlEvent(e: Event): GqlEvent {
     publishedAt: e.publishedAt,
     [MODEL]: e,
   };
+}
+
+/** Counts an event connection's events; called by the `totalCount` field resolver, so only when selected. */
+export const COUNT = Symbol('count');
+
+export type GqlEventConnection = Connection<GqlEvent> & { [COUNT]: () => Promise<number> };
+
+export function toGqlEventConnection(page: Page<Event>, count: () => Promise<number>): GqlEventConnection {
+  return { ...toConnection(page, toGqlEvent), [COUNT]: count };
 }
 
 export function toGqlTicketType(t: TicketType): GqlTicketType {

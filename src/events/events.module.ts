@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { UsersModule } from '../users/users.module.js';
 import { DemoSeeder } from './demo-seed.js';
 import { EventsReaderFactory } from './events.reader.js';
-import { EventsResolver } from './events.resolver.js';
+import { EventConnectionResolver, EventsResolver } from './events.resolver.js';
 import { EventsService } from './events.service.js';
 import { GraphqlReaders } from './graphql-readers.js';
 import { NodeResolver } from './node.resolver.js';
@@ -28,6 +28,7 @@ import { TicketTypesService } from './ticket-types.service.js';
     DemoSeeder,
     GraphqlReaders,
     EventsResolver,
+    EventConnectionResolver,
     OrganizersResolver,
     OrganizerMembersResolver,
     TicketTypesResolver,

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import DataLoader from 'dataloader';
-import { DataSource } from 'typeorm';
+import { PreparedStatements } from '../database/prepared-statements.js';
 import { User } from '../users/user.model.js';
 import { UsersService } from '../users/users.service.js';
 import type { Attendee, Event, Organizer, OrganizerRoleValue, Registration, TicketType } from './events.model.js';
@@ -38,12 +37,12 @@ export class EventsReader {
   private readonly activeRegistrations: DataLoader<string, Registration | null>;
 
   constructor(
-    private readonly dataSource: DataSource,
+    statements: PreparedStatements,
     usersService: UsersService,
     /** The authenticated user, or null for an anonymous caller. */
     readonly userId: string | null,
   ) {
-    const query = (sql: string, params: unknown[]): Promise<Row[]> => this.dataSource.query(sql, params);
+    const query = (sql: string, params: unknown[]): Promise<Row[]> => statements.run(sql, params);
     this.organizers = byId((ids) => query(`SELECT ${ORGANIZER_COLUMNS} FROM organizers o WHERE o.id = ANY($1)`, [ids]), toOrganizer);
     this.events = byId((ids) => query(`SELECT ${EVENT_COLUMNS} FROM events e WHERE e.id = ANY($1)`, [ids]), toEvent);
     this.ticketTypes = byId((ids) => query(`SELECT ${TICKET_TYPE_COLUMNS} FROM ticket_types t WHERE t.id = ANY($1)`, [ids]), toTicketType);
@@ -138,11 +137,11 @@ function groupedBy<T>(
 @Injectable()
 export class EventsReaderFactory {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly statements: PreparedStatements,
     private readonly users: UsersService,
   ) {}
 
   create(userId: string | null): EventsReader {
-    return new EventsReader(this.dataSource, this.users, userId);
+    return new EventsReader(this.statements, this.users, userId);
   }
 }

@@ -1,4 +1,4 @@
-import { Args, Context, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { Args, Context, Mutation, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { GraphQLError } from 'graphql';
 import { Public } from '../auth/public.decorator.js';
 import { Clock } from '../clock/clock.js';
@@ -9,16 +9,18 @@ import type { GraphqlContext } from '../graphql/graphql-context.js';
 import type * as G from '../graphql/graphql.schema.js';
 import { EventError } from './events.errors.js';
 import {
+  COUNT,
   lower,
   MODEL,
   requireId,
   toGqlEvent,
+  toGqlEventConnection,
   toGqlOrganizer,
   toGqlRegistration,
   toGqlTicketType,
   toPayload,
 } from './events.graphql-mappers.js';
-import type { GqlEvent } from './events.graphql-mappers.js';
+import type { GqlEvent, GqlEventConnection } from './events.graphql-mappers.js';
 import type { EventFormatValue, EventVisibilityValue, RegistrationStatusValue } from './events.model.js';
 import { EventsPolicy } from './events.policy.js';
 import { EventsService } from './events.service.js';
@@ -50,7 +52,7 @@ export class EventsResolver {
       args.orderBy?.direction ?? 'ASC',
       toPageRequest(args),
     );
-    return { ...toConnection(page, toGqlEvent), totalCount };
+    return toGqlEventConnection(page, totalCount);
   }
 
   @Query('event')
@@ -70,24 +72,24 @@ export class EventsResolver {
   }
 
   @ResolveField('organizer')
-  async organizer(@Parent() event: GqlEvent, @Context() ctx: GraphqlContext) {
+  async organizer(event: GqlEvent, _args: unknown, ctx: GraphqlContext) {
     return toGqlOrganizer((await this.readers.of(ctx).organizers.load(event[MODEL].organizerId))!);
   }
 
   @ResolveField('ticketTypes')
-  async ticketTypesOf(@Parent() event: GqlEvent, @Context() ctx: GraphqlContext) {
+  async ticketTypesOf(event: GqlEvent, _args: unknown, ctx: GraphqlContext) {
     return (await this.ticketTypes.visibleOfEvent(this.readers.of(ctx), event[MODEL])).map(toGqlTicketType);
   }
 
   @ResolveField('phase')
-  phase(@Parent() event: GqlEvent): G.EventPhase {
+  phase(event: GqlEvent): G.EventPhase {
     const now = this.clock.now().getTime();
     const { startsAt, endsAt } = event[MODEL];
     return (now < startsAt.getTime() ? 'UPCOMING' : now < endsAt.getTime() ? 'ONGOING' : 'ENDED') as G.EventPhase;
   }
 
   @ResolveField('onlineUrl')
-  async onlineUrl(@Parent() event: GqlEvent, @Context() ctx: GraphqlContext): Promise<string | null> {
+  async onlineUrl(event: GqlEvent, _args: unknown, ctx: GraphqlContext): Promise<string | null> {
     const model = event[MODEL];
     if (!model.onlineUrl) return null;
     const reader = this.readers.of(ctx);
@@ -97,17 +99,13 @@ export class EventsResolver {
   }
 
   @ResolveField('viewerRegistration')
-  async viewerRegistration(@Parent() event: GqlEvent, @Context() ctx: GraphqlContext) {
+  async viewerRegistration(event: GqlEvent, _args: unknown, ctx: GraphqlContext) {
     const registration = await this.readers.of(ctx).activeRegistration(event[MODEL].id);
     return registration ? toGqlRegistration(registration) : null;
   }
 
   @ResolveField('registrations')
-  async registrationsOf(
-    @Parent() event: GqlEvent,
-    @Args() args: ConnectionArgs & { status?: G.RegistrationStatus },
-    @Context() ctx: GraphqlContext,
-  ) {
+  async registrationsOf(event: GqlEvent, args: ConnectionArgs & { status?: G.RegistrationStatus }, ctx: GraphqlContext) {
     const model = event[MODEL];
     const role = await this.readers.of(ctx).role(model.organizerId);
     if (!EventsPolicy.canSeeAttendees(role)) throw EventError.forbidden("see this event's registrations");
@@ -171,5 +169,17 @@ export class EventsResolver {
       await this.events.delete(this.readers.of(ctx), requireId(input.eventId, 'Event', 'eventId'));
       return input.eventId;
     });
+  }
+}
+
+@Resolver('EventConnection')
+export class EventConnectionResolver {
+  /**
+   * A field resolver, not a function left on the connection for graphql-js's default resolver to call:
+   * compiled execution reads fields without a resolver as plain values (see CompiledExecution).
+   */
+  @ResolveField('totalCount')
+  totalCount(connection: GqlEventConnection): Promise<number> {
+    return connection[COUNT]();
   }
 }

@@ -1,11 +1,20 @@
-import { Args, Context, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { Args, Context, Mutation, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { Public } from '../auth/public.decorator.js';
 import { toConnection, toPageRequest } from '../graphql/connection.js';
 import type { ConnectionArgs } from '../graphql/connection.js';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
 import type * as G from '../graphql/graphql.schema.js';
 import { EventError } from './events.errors.js';
-import { lower, MODEL, requireId, toGqlEvent, toGqlMember, toGqlOrganizer, toGqlUser, toPayload } from './events.graphql-mappers.js';
+import {
+  lower,
+  MODEL,
+  requireId,
+  toGqlEventConnection,
+  toGqlMember,
+  toGqlOrganizer,
+  toGqlUser,
+  toPayload,
+} from './events.graphql-mappers.js';
 import type { GqlMember, GqlOrganizer } from './events.graphql-mappers.js';
 import type { OrganizerRoleValue } from './events.model.js';
 import { EventsPolicy } from './events.policy.js';
@@ -30,28 +39,24 @@ export class OrganizersResolver {
   }
 
   @ResolveField('viewerRole')
-  async viewerRole(@Parent() organizer: GqlOrganizer, @Context() ctx: GraphqlContext): Promise<G.OrganizerRole | null> {
+  async viewerRole(organizer: GqlOrganizer, _args: unknown, ctx: GraphqlContext): Promise<G.OrganizerRole | null> {
     const role = await this.readers.of(ctx).role(organizer[MODEL].id);
     return role ? (role.toUpperCase() as G.OrganizerRole) : null;
   }
 
   @ResolveField('events')
-  async eventsOf(
-    @Parent() organizer: GqlOrganizer,
-    @Args() args: ConnectionArgs & { orderBy?: G.EventOrder },
-    @Context() ctx: GraphqlContext,
-  ) {
+  async eventsOf(organizer: GqlOrganizer, args: ConnectionArgs & { orderBy?: G.EventOrder }, ctx: GraphqlContext) {
     const { page, totalCount } = await this.events.listOfOrganizer(
       this.readers.of(ctx),
       organizer[MODEL].id,
       args.orderBy?.direction ?? 'ASC',
       toPageRequest(args),
     );
-    return { ...toConnection(page, toGqlEvent), totalCount };
+    return toGqlEventConnection(page, totalCount);
   }
 
   @ResolveField('members')
-  async members(@Parent() organizer: GqlOrganizer, @Args() args: ConnectionArgs, @Context() ctx: GraphqlContext) {
+  async members(organizer: GqlOrganizer, args: ConnectionArgs, ctx: GraphqlContext) {
     const organizerId = organizer[MODEL].id;
     if (!EventsPolicy.canSeeAttendees(await this.readers.of(ctx).role(organizerId)))
       throw EventError.forbidden("see this organizer's team");
@@ -116,12 +121,12 @@ export class OrganizerMembersResolver {
   constructor(private readonly readers: GraphqlReaders) {}
 
   @ResolveField('organizer')
-  async organizer(@Parent() member: GqlMember, @Context() ctx: GraphqlContext) {
+  async organizer(member: GqlMember, _args: unknown, ctx: GraphqlContext) {
     return toGqlOrganizer((await this.readers.of(ctx).organizers.load(member[MODEL].organizerId))!);
   }
 
   @ResolveField('user')
-  async user(@Parent() member: GqlMember, @Context() ctx: GraphqlContext) {
+  async user(member: GqlMember, _args: unknown, ctx: GraphqlContext) {
     return toGqlUser((await this.readers.of(ctx).users.load(member[MODEL].userId))!);
   }
 }

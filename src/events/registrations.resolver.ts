@@ -1,4 +1,4 @@
-import { Args, Context, Mutation, Parent, ResolveField, Resolver } from '@nestjs/graphql';
+import { Args, Context, Mutation, ResolveField, Resolver } from '@nestjs/graphql';
 import { toConnection, toPageRequest } from '../graphql/connection.js';
 import type { ConnectionArgs } from '../graphql/connection.js';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
@@ -30,23 +30,23 @@ export class RegistrationsResolver {
   ) {}
 
   @ResolveField('event')
-  async event(@Parent() registration: GqlRegistration, @Context() ctx: GraphqlContext) {
+  async event(registration: GqlRegistration, _args: unknown, ctx: GraphqlContext) {
     return toGqlEvent((await this.readers.of(ctx).events.load(registration[MODEL].eventId))!);
   }
 
   // A registrant sees the ticket type they hold, even one hidden since.
   @ResolveField('ticketType')
-  async ticketType(@Parent() registration: GqlRegistration, @Context() ctx: GraphqlContext) {
+  async ticketType(registration: GqlRegistration, _args: unknown, ctx: GraphqlContext) {
     return toGqlTicketType((await this.readers.of(ctx).ticketTypes.load(registration[MODEL].ticketTypeId))!);
   }
 
   @ResolveField('user')
-  async user(@Parent() registration: GqlRegistration, @Context() ctx: GraphqlContext) {
+  async user(registration: GqlRegistration, _args: unknown, ctx: GraphqlContext) {
     return toGqlUser((await this.readers.of(ctx).users.load(registration[MODEL].userId))!);
   }
 
   @ResolveField('attendees')
-  async attendees(@Parent() registration: GqlRegistration, @Context() ctx: GraphqlContext) {
+  async attendees(registration: GqlRegistration, _args: unknown, ctx: GraphqlContext) {
     return (await this.readers.of(ctx).attendeesOfRegistration.load(registration[MODEL].id)).map(toGqlAttendee);
   }
 
@@ -83,7 +83,7 @@ export class AttendeesResolver {
   constructor(private readonly readers: GraphqlReaders) {}
 
   @ResolveField('registration')
-  async registration(@Parent() attendee: GqlAttendee, @Context() ctx: GraphqlContext) {
+  async registration(attendee: GqlAttendee, _args: unknown, ctx: GraphqlContext) {
     return toGqlRegistration((await this.readers.of(ctx).registrations.load(attendee[MODEL].registrationId))!);
   }
 }
@@ -97,18 +97,14 @@ export class ViewerListsResolver {
   ) {}
 
   @ResolveField('registrations')
-  async registrationsOf(
-    @Parent() user: G.User,
-    @Args() args: ConnectionArgs & { status?: G.RegistrationStatus },
-    @Context() ctx: GraphqlContext,
-  ) {
+  async registrationsOf(user: G.User, args: ConnectionArgs & { status?: G.RegistrationStatus }, ctx: GraphqlContext) {
     requireViewer(user, ctx, 'registrations');
     const status = args.status ? lower<RegistrationStatusValue>(args.status) : null;
     return toConnection(await this.registrations.pageOfUser(user.id, status, toPageRequest(args)), toGqlRegistration);
   }
 
   @ResolveField('organizerMemberships')
-  async organizerMemberships(@Parent() user: G.User, @Args() args: ConnectionArgs, @Context() ctx: GraphqlContext) {
+  async organizerMemberships(user: G.User, args: ConnectionArgs, ctx: GraphqlContext) {
     requireViewer(user, ctx, 'organizer memberships');
     return toConnection(await this.organizers.membershipsOf(user.id, toPageRequest(args)), toGqlMember);
   }

@@ -1,4 +1,4 @@
-import { Args, Context, Mutation, Parent, ResolveField, Resolver } from '@nestjs/graphql';
+import { Args, Context, Mutation, ResolveField, Resolver } from '@nestjs/graphql';
 import { Clock } from '../clock/clock.js';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
 import type * as G from '../graphql/graphql.schema.js';
@@ -16,12 +16,12 @@ export class TicketTypesResolver {
   ) {}
 
   @ResolveField('event')
-  async event(@Parent() ticketType: GqlTicketType, @Context() ctx: GraphqlContext) {
+  async event(ticketType: GqlTicketType, _args: unknown, ctx: GraphqlContext) {
     return toGqlEvent((await this.readers.of(ctx).events.load(ticketType[MODEL].eventId))!);
   }
 
   @ResolveField('onSale')
-  onSale(@Parent() ticketType: GqlTicketType): boolean {
+  onSale(ticketType: GqlTicketType): boolean {
     const now = this.clock.now().getTime();
     const { salesStartAt, salesEndAt, quantity, sold } = ticketType[MODEL];
     return (

@@ -48,8 +48,8 @@ class GraphqlPolicyModule {}
         // errorLoggingPlugin answers 503: Nest's plugin that would reset every status to 200 stays out.
         preserveHttpStatusForExecutionErrors: false,
         // The text boundary inside documents: string literals PostgreSQL cannot store (variables are
-        // checked with the request body by TextBoundaryInterceptor). Operations of a type the schema
-        // lacks (subscriptions) are refused here too, not in execution.
+        // checked with the request body by TextBoundaryGuard). Operations of a type the schema lacks
+        // (subscriptions) are refused here too, not in execution.
         validationRules: [storableStringLiterals, knownOperationTypes],
         // No @cacheControl hints are used: skip the per-field hook that would compute them.
         plugins: [policy, errorLoggingPlugin, ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],

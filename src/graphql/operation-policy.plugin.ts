@@ -1,6 +1,6 @@
 import { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
 import { Inject, Injectable } from '@nestjs/common';
-import { DocumentNode, GraphQLError, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import { ASTNode, DocumentNode, getVariableValues, GraphQLError, GraphQLSchema, Kind, OperationDefinitionNode, visit } from 'graphql';
 import { AuthError } from '../auth/auth.errors.js';
 import { hasAnyScope } from '../auth/principal.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -22,6 +22,17 @@ interface OperationAnalysis {
   cost: number | undefined;
 }
 
+/** What does not depend on the variables, and the costs seen so far by the values of those that count. */
+interface CachedOperation {
+  shape: Omit<OperationAnalysis, 'cost'>;
+  /** The variables the cost depends on: page sizes (`first`, `last`) and `@skip`/`@include` conditions. */
+  costVariables: string[];
+  costs: Map<string, number>;
+}
+
+/** Costs kept per operation, by the values of its cost variables (a client paging through a list repeats them). */
+const MAX_COSTS_PER_OPERATION = 32;
+
 /**
  * Decides, after parsing and validation and before any resolver runs, whether the operation may run:
  * anonymous callers only for operations made of @Public() root fields, tokens only with the scope the
@@ -30,7 +41,7 @@ interface OperationAnalysis {
  */
 @Injectable()
 export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext> {
-  private readonly analyses = new WeakMap<DocumentNode, Map<string, OperationAnalysis>>();
+  private readonly analyses = new WeakMap<DocumentNode, Map<string, CachedOperation>>();
 
   constructor(
     private readonly publicFields: PublicFieldsRegistry,
@@ -67,7 +78,8 @@ export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext>
 
   /**
    * What the policy needs to know of an operation. Apollo hands over the same DocumentNode for a
-   * repeated query text, so the analysis is kept per document unless variables can change the cost.
+   * repeated query text, so the analysis is kept per document: its shape once, its cost per value of
+   * the variables that change it (the others, such as a cursor, do not).
    */
   private analyse(
     schema: GraphQLSchema,
@@ -75,24 +87,44 @@ export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext>
     operation: OperationDefinitionNode,
     variables: Record<string, unknown> | undefined,
   ): OperationAnalysis {
-    const cacheable = !operation.variableDefinitions?.length;
     const key = operation.name?.value ?? '';
-    const cached = cacheable ? this.analyses.get(document)?.get(key) : undefined;
-    if (cached) return cached;
-    const fragments = fragmentsOf(document);
-    const rootType = operation.operation === 'query' ? 'Query' : operation.operation === 'mutation' ? 'Mutation' : 'Subscription';
-    const { rootFields, depth } = measureOperation(operation, fragments); // first: it bounds the work of the rest
-    const analysis: OperationAnalysis = {
-      rootType,
-      dataFields: [...rootFields].filter((name) => !isMetaField(name)),
-      depth,
-      cost: operationCost(schema, document, operation.name?.value, variables),
-    };
-    if (cacheable) {
-      const perDocument = this.analyses.get(document) ?? new Map<string, OperationAnalysis>();
-      perDocument.set(key, analysis);
-      this.analyses.set(document, perDocument);
+    let perDocument = this.analyses.get(document);
+    let cached = perDocument?.get(key);
+    if (!cached) {
+      const fragments = fragmentsOf(document);
+      const rootType = operation.operation === 'query' ? 'Query' : operation.operation === 'mutation' ? 'Mutation' : 'Subscription';
+      const { rootFields, depth } = measureOperation(operation, fragments); // first: it bounds the work of the rest
+      cached = {
+        shape: { rootType, dataFields: [...rootFields].filter((name) => !isMetaField(name)), depth },
+        costVariables: costVariables(document),
+        costs: new Map(),
+      };
+      if (!perDocument) this.analyses.set(document, (perDocument = new Map()));
+      perDocument.set(key, cached);
     }
-    return analysis;
+    if (operation.variableDefinitions?.length && getVariableValues(schema, operation.variableDefinitions, variables ?? {}).errors) {
+      return { ...cached.shape, cost: undefined };
+    }
+    const costKey = JSON.stringify(cached.costVariables.map((name) => variables?.[name]));
+    let cost = cached.costs.get(costKey);
+    if (cost === undefined) {
+      cost = operationCost(schema, document, operation.name?.value, variables);
+      if (cost !== undefined && cached.costs.size < MAX_COSTS_PER_OPERATION) cached.costs.set(costKey, cost);
+    }
+    return { ...cached.shape, cost };
   }
+}
+
+/** Variables that can change an operation's cost: page sizes and the conditions of `@skip`/`@include`. */
+function costVariables(document: DocumentNode): string[] {
+  const names = new Set<string>();
+  visit(document, {
+    Argument(argument, _key, _parent, _path, ancestors) {
+      if (argument.value.kind !== Kind.VARIABLE) return;
+      const owner = ancestors[ancestors.length - 1] as ASTNode | readonly ASTNode[];
+      const inDirective = !Array.isArray(owner) && (owner as ASTNode).kind === Kind.DIRECTIVE;
+      if (inDirective || argument.name.value === 'first' || argument.name.value === 'last') names.add(argument.value.name.value);
+    },
+  });
+  return [...names].sort();
 }

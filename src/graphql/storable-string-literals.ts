@@ -4,7 +4,7 @@ import { UnstorableTextError, unstorableText } from '../errors/text-input.js';
 /**
  * The text boundary inside GraphQL documents: a string literal (`event(slug: "a\u0000b")`) that
  * cannot be stored is refused at validation, as BAD_USER_INPUT, before any resolver sees it.
- * Variables are checked with the rest of the request body (TextBoundaryInterceptor).
+ * Variables are checked with the rest of the request body (TextBoundaryGuard).
  */
 export function storableStringLiterals(context: ValidationContext): ASTVisitor {
   return {

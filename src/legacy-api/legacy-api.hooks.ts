@@ -32,28 +32,38 @@ export class LegacyApiHooks implements OnModuleInit {
     const sunsetDate = sunset.toUTCString();
     const link = `<${migrationGuideUrl}>; rel="deprecation"; type="text/markdown", <${migrationGuideUrl}>; rel="sunset"; type="text/markdown"`;
 
-    fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-      if (!isLegacyApiPath(request.url)) return;
-      void reply.header('deprecation', deprecation).header('sunset', sunsetDate).header('link', link);
+    // Callback hooks: they run on every request of the service, and an async hook costs a promise each.
+    fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      if (isLegacyApiPath(request.url)) void reply.header('deprecation', deprecation).header('sunset', sunsetDate).header('link', link);
+      done();
     });
 
-    fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      if (request.method !== 'GET' || !isLegacyApiPath(request.url) || reply.statusCode !== 200) return payload;
-      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-      // Representations depend on who asks: caches must key on the credentials and revalidate.
-      void reply.header('vary', 'Authorization, Private-Token').header('cache-control', 'private, no-cache');
-      const etag = `W/"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
-      void reply.header('etag', etag);
-      if (matches(request.headers['if-none-match'], etag)) {
-        void reply.code(304);
-        return '';
-      }
-      return payload;
-    });
+    fastify.addHook(
+      'onSend',
+      (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) => {
+        done(null, this.withEntityTag(request, reply, payload));
+      },
+    );
 
-    fastify.addHook('onResponse', async (request: FastifyRequest) => {
+    fastify.addHook('onResponse', (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
       if (isLegacyApiPath(request.url)) this.usage.record(request.principal ?? null);
+      done();
     });
+  }
+
+  /** A legacy GET's 200 gets an entity tag (and becomes an empty 304 when the client has it). */
+  private withEntityTag(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+    if (request.method !== 'GET' || !isLegacyApiPath(request.url) || reply.statusCode !== 200) return payload;
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+    // Representations depend on who asks: caches must key on the credentials and revalidate.
+    void reply.header('vary', 'Authorization, Private-Token').header('cache-control', 'private, no-cache');
+    const etag = `W/"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
+    void reply.header('etag', etag);
+    if (matches(request.headers['if-none-match'], etag)) {
+      void reply.code(304);
+      return '';
+    }
+    return payload;
   }
 }
 

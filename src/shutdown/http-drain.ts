@@ -57,12 +57,18 @@ export class HttpDrain {
     });
     // In place of Fastify's handler, so a request behind a `Connection: close` never reaches it.
     server.removeAllListeners('request');
+    // Listeners made once, not per request: a response emits each event once.
+    const onFinish = () => this.draining && this.answered++;
+    const inProgress = this.inProgress;
+    function onClose(this: ServerResponse) {
+      inProgress.delete(this);
+    }
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       if (this.closing.has(req.socket)) return;
       this.latest.set(req.socket, req);
       this.inProgress.add(res);
-      res.once('finish', () => this.draining && this.answered++);
-      res.once('close', () => this.inProgress.delete(res));
+      res.on('finish', onFinish);
+      res.on('close', onClose);
       for (const handler of handlers) handler.call(server, req, res);
     });
     fastify.addHook('onSend', (request, reply, payload, done) => {

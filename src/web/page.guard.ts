@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { SessionsService } from '../sessions/sessions.service.js';
 import type { WebCookies } from './cookies.js';
+import { RouteDeclarations } from '../auth/route-declarations.js';
 import { CsrfTokens } from './csrf.js';
 import { IS_ANONYMOUS_PAGE, IS_PAGES } from './pages.decorator.js';
 import { WEB_COOKIES } from './web.tokens.js';
@@ -28,6 +29,11 @@ export class SignInRequired extends Error {
  */
 @Injectable()
 export class PageGuard implements CanActivate {
+  private readonly routes = new RouteDeclarations((targets) => ({
+    isPage: this.reflector.getAllAndOverride<boolean>(IS_PAGES, targets) ?? false,
+    anonymous: this.reflector.getAllAndOverride<boolean>(IS_ANONYMOUS_PAGE, targets) ?? false,
+  }));
+
   constructor(
     private readonly reflector: Reflector,
     private readonly sessions: SessionsService,
@@ -37,13 +43,12 @@ export class PageGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType<string>() !== 'http') return true;
-    const targets = [context.getHandler(), context.getClass()];
-    if (!this.reflector.getAllAndOverride<boolean>(IS_PAGES, targets)) return true;
+    const route = this.routes.of(context);
+    if (!route.isPage) return true;
 
     const req = context.switchToHttp().getRequest<FastifyRequest>();
     req.signedIn = await this.sessions.resolve(req.cookies[this.cookies.session]);
-    const anonymous = this.reflector.getAllAndOverride<boolean>(IS_ANONYMOUS_PAGE, targets) ?? false;
-    if (!req.signedIn && !anonymous) throw new SignInRequired(req.method === 'GET' ? req.url : undefined);
+    if (!req.signedIn && !route.anonymous) throw new SignInRequired(req.method === 'GET' ? req.url : undefined);
     if (!SAFE_METHODS.has(req.method)) {
       this.csrf.verify(req, req.signedIn ? { sessionId: req.signedIn.sessionId } : null, CsrfTokens.formToken(req));
     }

@@ -1,5 +1,6 @@
-import type { FastifyHelmetOptions } from '@fastify/helmet';
 import type { FastifyReply } from 'fastify';
+import helmet, { HelmetOptions } from 'helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** The pages' Content-Security-Policy: no inline scripts or styles, nothing from other sites, no framing. */
 const CSP = {
@@ -15,13 +16,12 @@ const CSP = {
 };
 
 /**
- * @fastify/helmet on every response: the CSP above, no framing, no sniffing, `Referrer-Policy:
+ * Helmet's policy for every response: the CSP above, no framing, no sniffing, `Referrer-Policy:
  * same-origin` (a page's own form posts then carry their `Origin`, which the CSRF check requires),
  * Cross-Origin-Opener-Policy and Cross-Origin-Resource-Policy same-origin, and HSTS under https.
  */
-export function helmetOptions(https: boolean): FastifyHelmetOptions {
+export function helmetOptions(https: boolean): HelmetOptions {
   return {
-    global: true,
     contentSecurityPolicy: { useDefaults: false, directives: CSP },
     referrerPolicy: { policy: 'same-origin' },
     xFrameOptions: { action: 'deny' },
@@ -29,6 +29,29 @@ export function helmetOptions(https: boolean): FastifyHelmetOptions {
     crossOriginResourcePolicy: { policy: 'same-origin' },
     strictTransportSecurity: https ? { maxAge: 31_536_000, includeSubDomains: true } : false,
   };
+}
+
+/**
+ * The headers helmet sets for `helmetOptions(https)`, computed by helmet once at start-up: none of them
+ * depends on the request (no CSP directive is a function), and @fastify/helmet would rebuild the whole
+ * policy, CSP string included, for every request. Every response carries them (`app.factory.ts`).
+ */
+export function securityHeaders(https: boolean): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const response = {
+    setHeader(name: string, value: string | number) {
+      headers[name.toLowerCase()] = String(value);
+      return response;
+    },
+    // Helmet removes X-Powered-By, which Fastify never sets.
+    removeHeader(name: string) {
+      delete headers[name.toLowerCase()];
+    },
+  };
+  helmet(helmetOptions(https))({} as IncomingMessage, response as unknown as ServerResponse, (err?: unknown) => {
+    if (err) throw err;
+  });
+  return headers;
 }
 
 /** Sources a page adds to the CSP's directives, for that page's response only. */
@@ -43,7 +66,7 @@ function cspWith(additions: CspAdditions): string {
     .join('; ');
 }
 
-/** Sends an HTML page (helmet has set the security headers); never cached. */
+/** Sends an HTML page (the security headers are already set); never cached. */
 export function sendHtml(
   reply: FastifyReply,
   body: string,

@@ -1,6 +1,5 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { Observable } from 'rxjs';
 import { assertStorableText } from './text-input.js';
 
 /**
@@ -8,16 +7,21 @@ import { assertStorableText } from './text-input.js';
  * the body (form fields, JSON, GraphQL variables) is checked before a handler runs; the transport's
  * filter answers UnstorableTextError in its own shape. GraphQL string literals inside a document are
  * checked by the `storableStringLiterals` validation rule.
+ *
+ * A guard that never denies, added by `configureApp` after the modules' global guards, so it runs last:
+ * an anonymous call to a protected route is still a 401, a form without its CSRF token still a 403,
+ * and the controller's own exception filter answers, as when this was an interceptor (whose RxJS
+ * plumbing cost more than the check on every request and every GraphQL root field).
  */
 @Injectable()
-export class TextBoundaryInterceptor implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+export class TextBoundaryGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
     if (context.getType() === 'http') {
       const req = context.switchToHttp().getRequest<FastifyRequest>();
       assertStorableText(req.params, '');
       assertStorableText(req.query, '');
       assertStorableText(req.body, '');
     }
-    return next.handle();
+    return true;
   }
 }
