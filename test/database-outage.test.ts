@@ -4,7 +4,7 @@ import { createTestDatabase, serverUrl, TestDatabase } from './support/database.
 import { createUser, createUserWithToken, TEST_PASSWORD } from './support/fixtures.js';
 import { get, graphql, rest } from './support/http.js';
 import { registerApp } from './support/oauth.js';
-import { startTcpProxy, TcpProxy } from './support/tcp-proxy.js';
+import { proxyDatabase, TcpProxy } from './support/tcp-proxy.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
 // A database outage needs a database server to lose: the embedded database lives in the process.
@@ -21,12 +21,9 @@ onServer('while the database cannot be reached', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const direct = new URL(db.env.DATABASE_URL!);
-    proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
-    const viaProxy = new URL(direct);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    t = await startTestApp({ DATABASE_CONNECT_TIMEOUT_SECONDS: '1' }, { databaseEnv: { DATABASE_URL: viaProxy.toString() } });
+    let viaProxy: string;
+    ({ proxy, url: viaProxy } = await proxyDatabase(db.env.DATABASE_URL!));
+    t = await startTestApp({ DATABASE_CONNECT_TIMEOUT_SECONDS: '1' }, { databaseEnv: { DATABASE_URL: viaProxy } });
     ({ token } = await createUserWithToken(t, ['api', 'read_api']));
     const owner = await createUser(t);
     client = await registerApp(t, owner.id);

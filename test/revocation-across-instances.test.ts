@@ -5,7 +5,7 @@ import { serverUrl } from './support/database.js';
 import { createUser, createUserWithToken } from './support/fixtures.js';
 import { graphql } from './support/http.js';
 import { registerApp } from './support/oauth.js';
-import { startTcpProxy, TcpProxy } from './support/tcp-proxy.js';
+import { proxyDatabase, TcpProxy } from './support/tcp-proxy.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
 // Two instances share one PostgreSQL server; instance B reaches it through a proxy that can slow down
@@ -19,12 +19,9 @@ onServer('revocation across instances', () => {
 
   beforeAll(async () => {
     a = await startTestApp();
-    const direct = new URL(a.databaseEnv.DATABASE_URL!);
-    proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
-    const viaProxy = new URL(direct);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    b = await startTestApp({}, { databaseEnv: { ...a.databaseEnv, DATABASE_URL: viaProxy.toString() } });
+    let viaProxy: string;
+    ({ proxy, url: viaProxy } = await proxyDatabase(a.databaseEnv.DATABASE_URL!));
+    b = await startTestApp({}, { databaseEnv: { ...a.databaseEnv, DATABASE_URL: viaProxy } });
   });
 
   afterEach(() => {

@@ -90,3 +90,13 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   };
   return proxy;
 }
+
+/** A proxy in front of the database `url` points at, and the same URL through it. */
+export async function proxyDatabase(url: string): Promise<{ proxy: TcpProxy; url: string }> {
+  const direct = new URL(url);
+  const proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
+  const through = new URL(direct);
+  through.hostname = '127.0.0.1';
+  through.port = String(proxy.port);
+  return { proxy, url: through.toString() };
+}
