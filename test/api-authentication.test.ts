@@ -158,6 +158,16 @@ describe('invalid credentials', () => {
     expectExact401(await graphql(t.url, PUBLIC_USER, credentials()));
   });
 
+  it('get the exact 401 for a valid, recently used token in a malformed header (the remembered token is no shortcut)', async () => {
+    const { token } = await createUserWithToken(t);
+    expect((await graphql(t.url, VIEWER, { privateToken: token })).status).toBe(200); // now remembered
+    expect((await graphql(t.url, VIEWER, { bearer: token })).status).toBe(200);
+    for (const authorization of [`Bearer  ${token}`, `Bearer ${token} x`, `Basic ${token}`, `Token ${token}`, token]) {
+      expectExact401(await graphql(t.url, VIEWER, { headers: { authorization } }));
+    }
+    for (const privateToken of [`Bearer ${token}`, `${token}x`]) expectExact401(await graphql(t.url, VIEWER, { privateToken }));
+  });
+
   it('get 401 when both headers are sent, even if both are valid', async () => {
     const { token } = await createUserWithToken(t);
     expectExact401(await graphql(t.url, VIEWER, { privateToken: token, bearer: token }));

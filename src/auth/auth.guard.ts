@@ -21,9 +21,18 @@ declare module 'fastify' {
  * On GraphQL resolvers it re-checks @Public() as a second line behind the operation policy, which has
  * already answered 401/403 for the whole operation before execution.
  */
+/** What the guard reads of a route's decorators. */
+interface RouteDeclaration {
+  isPublic: boolean;
+  ownAuthentication: boolean;
+  ignoresCredentials: boolean;
+  acceptsSession: boolean;
+  requiredScopes: string[] | undefined;
+}
+
 @Injectable()
 export class AuthGuard implements CanActivate {
-  private readonly routes = new RouteDeclarations((targets) => ({
+  private readonly routes = new RouteDeclarations<RouteDeclaration>((targets) => ({
     isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) ?? false,
     ownAuthentication: this.reflector.getAllAndOverride<boolean>(OWN_AUTHENTICATION, targets) ?? false,
     ignoresCredentials: this.reflector.getAllAndOverride<boolean>(IGNORES_CREDENTIALS, targets) ?? false,
@@ -36,7 +45,8 @@ export class AuthGuard implements CanActivate {
     private readonly authenticator: RequestAuthenticator,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Answers without a promise whenever it can: a public route, a remembered token, no credential at all. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const route = this.routes.of(context);
 
     if (context.getType<string>() === 'graphql') {
@@ -48,13 +58,17 @@ export class AuthGuard implements CanActivate {
     if (route.ownAuthentication || route.ignoresCredentials) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const principal = await this.authenticator.authenticate(request, { session: route.acceptsSession });
-    request.principal = principal;
-    if (!principal) {
-      if (route.isPublic) return true;
-      throw AuthError.missingCredentials();
-    }
-    if (route.requiredScopes && !hasAnyScope(principal, route.requiredScopes)) throw AuthError.insufficientScope(route.requiredScopes);
-    return true;
+    const principal = this.authenticator.authenticate(request, { session: route.acceptsSession });
+    return principal instanceof Promise ? principal.then((p) => admit(request, route, p)) : admit(request, route, principal);
   }
+}
+
+function admit(request: FastifyRequest, route: RouteDeclaration, principal: Principal | null): boolean {
+  request.principal = principal;
+  if (!principal) {
+    if (route.isPublic) return true;
+    throw AuthError.missingCredentials();
+  }
+  if (route.requiredScopes && !hasAnyScope(principal, route.requiredScopes)) throw AuthError.insufficientScope(route.requiredScopes);
+  return true;
 }

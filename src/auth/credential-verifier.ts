@@ -32,6 +32,17 @@ export class CredentialVerifier {
     this.verifiers.push(verifier);
   }
 
+  /**
+   * The Principal of a token verified recently and not changed since, straight from the cache (no
+   * promise, no strategy); undefined when it must be verified. `prefix` limits it to one kind, as
+   * verifyKind does.
+   */
+  remembered(token: string, prefix?: string): Principal | undefined {
+    if (!this.cache.enabled) return undefined;
+    if (prefix !== undefined ? !token.startsWith(prefix) : !this.verifiers.some((v) => token.startsWith(v.prefix))) return undefined;
+    return this.cache.get(hashSecret(token), this.clock.now().getTime());
+  }
+
   /** Any registered token kind (what `Authorization: Bearer` accepts). */
   verifyAny(token: string): Promise<Principal | null> {
     return this.verifyWith(

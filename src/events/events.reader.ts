@@ -87,12 +87,12 @@ export class EventsReader {
 
   /** The caller's role in the organizer; null when not a member or anonymous. */
   role(organizerId: string): Promise<OrganizerRoleValue | null> {
-    return this.roles.load(organizerId);
+    return this.userId ? this.roles.load(organizerId) : NO_ROLE;
   }
 
   /** The caller's confirmed or waitlisted registration for the event, if any. */
   activeRegistration(eventId: string): Promise<Registration | null> {
-    return this.userId ? this.activeRegistrations.load(eventId) : Promise.resolve(null);
+    return this.userId ? this.activeRegistrations.load(eventId) : NO_REGISTRATION;
   }
 
   /** Forgets what this request read of an event, after the request changed it. */
@@ -107,6 +107,10 @@ export class EventsReader {
     this.roles.clear(organizerId);
   }
 }
+
+// What an anonymous caller has in every organizer and event: one settled promise, not one per field.
+const NO_ROLE: Promise<OrganizerRoleValue | null> = Promise.resolve(null);
+const NO_REGISTRATION: Promise<Registration | null> = Promise.resolve(null);
 
 function byId<T extends { id: string }>(
   load: (ids: readonly string[]) => Promise<Row[]>,

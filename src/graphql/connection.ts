@@ -25,19 +25,23 @@ export interface Connection<T> {
 
 /**
  * A Relay connection (`edges`, `nodes`, `pageInfo`) from a page, each item mapped to its GraphQL shape.
- * Cursors are getters, so only those the operation selects are sealed (an HMAC each).
+ * Edges are built only if the operation selects them (most clients read `nodes`), and cursors are
+ * getters, so only those the operation selects are sealed (an HMAC each).
  */
 export function toConnection<T, R>(page: Page<T>, map: (item: T) => R): Connection<R> {
-  const edges = page.items.map((item) => ({
-    node: map(item.node),
-    get cursor() {
-      return item.cursor;
-    },
-  }));
   const { items } = page;
+  const nodes = items.map((item) => map(item.node));
+  let edges: Connection<R>['edges'] | undefined;
   return {
-    edges,
-    nodes: edges.map((e) => e.node),
+    get edges() {
+      return (edges ??= items.map((item, i) => ({
+        node: nodes[i]!,
+        get cursor() {
+          return item.cursor;
+        },
+      })));
+    },
+    nodes,
     pageInfo: {
       hasNextPage: page.hasNextPage,
       hasPreviousPage: page.hasPreviousPage,

@@ -1,4 +1,8 @@
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import { ApolloDriverConfig } from '@nestjs/apollo';
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
@@ -51,8 +55,15 @@ class GraphqlPolicyModule {}
         // checked with the request body by TextBoundaryGuard). Operations of a type the schema lacks
         // (subscriptions) are refused here too, not in execution.
         validationRules: [storableStringLiterals, knownOperationTypes],
-        // No @cacheControl hints are used: skip the per-field hook that would compute them.
-        plugins: [policy, errorLoggingPlugin, ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],
+        // No @cacheControl hints are used: skip the per-field hook that would compute them. Agora is not
+        // a federated subgraph: no inline traces, whose plugin Apollo would otherwise ask on every request.
+        plugins: [
+          policy,
+          errorLoggingPlugin,
+          ApolloServerPluginLandingPageDisabled(),
+          ApolloServerPluginCacheControlDisabled(),
+          ApolloServerPluginInlineTraceDisabled(),
+        ],
       }),
     }),
   ],

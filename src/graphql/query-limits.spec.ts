@@ -42,6 +42,19 @@ describe('document limits (before parsing)', () => {
   it('leave syntax errors to the parser', () => {
     expect(checkDocumentLimits('{ a "unterminated')).toBeUndefined();
   });
+
+  it('refuse a document every time it is sent: only documents within the limits are remembered', () => {
+    const tooLarge = `{ ${'c '.repeat(MAX_TOKENS)}}`;
+    const tooDeep = `${'{ d '.repeat(MAX_NESTING + 1)}e${' }'.repeat(MAX_NESTING + 1)}`;
+    for (let i = 0; i < 3; i++) {
+      expect(checkDocumentLimits(tooLarge)?.extensions).toMatchObject({ code: 'QUERY_TOO_LARGE' });
+      expect(checkDocumentLimits(tooDeep)?.extensions).toMatchObject({ code: 'QUERY_TOO_DEEP' });
+      expect(checkDocumentLimits('{ viewer { id } }')).toBeUndefined();
+    }
+    // Past the number remembered, the set starts over; a refused document is still refused.
+    for (let i = 0; i < 1_200; i++) expect(checkDocumentLimits(`{ f${i} }`)).toBeUndefined();
+    expect(checkDocumentLimits(tooLarge)?.extensions).toMatchObject({ code: 'QUERY_TOO_LARGE' });
+  });
 });
 
 describe('operation limits (after validation)', () => {

@@ -79,11 +79,28 @@ export class QueryLimitError extends GraphQLError {
   }
 }
 
+// Documents found within the limits, remembered so a client repeating its operations (the usual case)
+// is not lexed again on every request: at most REMEMBERED_DOCUMENTS of at most REMEMBERED_LENGTH
+// characters each (5 MB), forgotten all at once when full.
+const REMEMBERED_DOCUMENTS = 500;
+const REMEMBERED_LENGTH = 10_000;
+const withinLimits = new Set<string>();
+
 /**
  * Counts the document's tokens and bracket nesting with graphql-js's own lexer (iterative, so any
  * input is safe), stopping at the first limit passed. A syntax error is left to the parser to report.
  */
 export function checkDocumentLimits(query: string): QueryLimitError | undefined {
+  if (withinLimits.has(query)) return undefined;
+  const refusal = countTokens(query);
+  if (!refusal && query.length <= REMEMBERED_LENGTH) {
+    if (withinLimits.size >= REMEMBERED_DOCUMENTS) withinLimits.clear();
+    withinLimits.add(query);
+  }
+  return refusal;
+}
+
+function countTokens(query: string): QueryLimitError | undefined {
   const lexer = new Lexer(new Source(query));
   let tokens = 0;
   let nesting = 0;

@@ -27,9 +27,14 @@ export class SignInRequired extends Error {
  * verifies the CSRF token on every unsafe method. Nothing a page handler declares can skip the
  * CSRF check.
  */
+interface PageRoute {
+  isPage: boolean;
+  anonymous: boolean;
+}
+
 @Injectable()
 export class PageGuard implements CanActivate {
-  private readonly routes = new RouteDeclarations((targets) => ({
+  private readonly routes = new RouteDeclarations<PageRoute>((targets) => ({
     isPage: this.reflector.getAllAndOverride<boolean>(IS_PAGES, targets) ?? false,
     anonymous: this.reflector.getAllAndOverride<boolean>(IS_ANONYMOUS_PAGE, targets) ?? false,
   }));
@@ -41,11 +46,15 @@ export class PageGuard implements CanActivate {
     @Inject(WEB_COOKIES) private readonly cookies: WebCookies,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Answers API routes without a promise. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType<string>() !== 'http') return true;
     const route = this.routes.of(context);
     if (!route.isPage) return true;
+    return this.admitPage(context, route);
+  }
 
+  private async admitPage(context: ExecutionContext, route: PageRoute): Promise<boolean> {
     const req = context.switchToHttp().getRequest<FastifyRequest>();
     req.signedIn = await this.sessions.resolve(req.cookies[this.cookies.session]);
     if (!req.signedIn && !route.anonymous) throw new SignInRequired(req.method === 'GET' ? req.url : undefined);
