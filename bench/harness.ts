@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 export interface LoadResult {
@@ -11,6 +12,19 @@ export interface LoadResult {
   errors: number;
   non2xx: number;
   total: number;
+  /** CPU time (user + system) the server process spent per request, in µs, when its pid was given. */
+  cpuUsPerRequest?: number;
+}
+
+/** CPU time (user + system) a process has used so far, in µs, from /proc (Linux). */
+export function processCpuMicros(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime: in clock ticks (100 per second on Linux)
+    return Number.isFinite(ticks) ? ticks * 10_000 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function freePort(): Promise<number> {
@@ -61,8 +75,12 @@ export async function load(
     seconds: number;
     /** Changes each request (autocannon's setupRequest), e.g. to send a fresh authorization code. */
     setupRequest?: (request: { body?: string }) => { body?: string };
+    /** The server's process, whose CPU time per request is reported: unlike requests per second, it
+     * hardly depends on what else the machine runs. */
+    pid?: number;
   },
 ): Promise<LoadResult> {
+  const cpuBefore = options.pid === undefined ? undefined : processCpuMicros(options.pid);
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'POST',
@@ -72,7 +90,12 @@ export async function load(
     duration: options.seconds,
     ...(options.setupRequest ? { requests: [{ setupRequest: options.setupRequest as never }] } : {}),
   });
+  const cpuAfter = options.pid === undefined ? undefined : processCpuMicros(options.pid);
   return {
+    cpuUsPerRequest:
+      cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0
+        ? Math.round((cpuAfter - cpuBefore) / result.requests.total)
+        : undefined,
     name,
     requestsPerSecond: Math.round(result.requests.average),
     p50Ms: result.latency.p50,

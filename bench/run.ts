@@ -26,11 +26,13 @@ function cli(env: Record<string, string>, ...args: string[]): Record<string, unk
   return JSON.parse(out) as Record<string, unknown>;
 }
 
-async function measure(name: string, url: string, headers: Record<string, string>): Promise<LoadResult> {
-  const options = { url, headers: { 'content-type': 'application/json', ...headers }, body: VIEWER, connections: CONNECTIONS };
+async function measure(name: string, url: string, headers: Record<string, string>, pid: number): Promise<LoadResult> {
+  const options = { url, headers: { 'content-type': 'application/json', ...headers }, body: VIEWER, connections: CONNECTIONS, pid };
   await load(`${name} (warm-up)`, { ...options, seconds: WARMUP_SECONDS });
   const result = await load(name, { ...options, seconds: SECONDS });
-  console.error(`${name}: ${result.requestsPerSecond} req/s, p99 ${result.p99Ms} ms, ${result.errors} errors, ${result.non2xx} non-2xx`);
+  console.error(
+    `${name}: ${result.requestsPerSecond} req/s, ${result.cpuUsPerRequest} µs CPU/request, p99 ${result.p99Ms} ms, ${result.errors} errors, ${result.non2xx} non-2xx`,
+  );
   return result;
 }
 
@@ -44,27 +46,27 @@ async function viewerBenchmark(): Promise<string> {
   );
   let bareResult: LoadResult;
   try {
-    bareResult = await measure('bare @apollo/server, constant', `http://127.0.0.1:${barePort}/`, {});
+    bareResult = await measure('bare @apollo/server, constant', `http://127.0.0.1:${barePort}/`, {}, bare.pid!);
   } finally {
     await stopProcess(bare);
   }
 
-  const agoraResult = await withAgora(async ({ env, url }) => {
+  const agoraResult = await withAgora(async ({ env, url, pid }) => {
     const token = cli(env, 'tokens:create', '--user', 'bench', '--name', 'bench', '--scopes', 'read_api').token as string;
-    return measure('Agora, Private-Token, PostgreSQL', `${url}/graphql`, { 'private-token': token });
+    return measure('Agora, Private-Token, PostgreSQL', `${url}/graphql`, { 'private-token': token }, pid);
   });
 
   const ratio = agoraResult.requestsPerSecond / bareResult.requestsPerSecond;
-  const row = (r: LoadResult) => `| ${r.name} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.errors + r.non2xx} |`;
   return [
     '### Authenticated `{ viewer { id name } }`',
     '',
     `autocannon, ${CONNECTIONS} connections, ${SECONDS} s after a ${WARMUP_SECONDS} s warm-up, each server in its own process.`,
     '',
-    '| server | req/s | p50 ms | p99 ms | errors |',
-    '|---|---|---|---|---|',
+    TABLE_HEAD,
     row(bareResult),
     row(agoraResult),
+    '',
+    cpuRatio(bareResult, agoraResult),
     '',
     `**Ratio: ${ratio.toFixed(2)}×** the bare server (target ≥ 1.0×, zero errors): ${ratio >= 1 && agoraResult.errors + agoraResult.non2xx === 0 ? 'met' : 'NOT met'}.`,
   ].join('\n');
@@ -82,7 +84,7 @@ async function tokenBenchmark(): Promise<string> {
   const before = signingRate();
   console.error(`RS256 signing only: ${before}/s`);
 
-  return withAgora(async ({ env, url }) => {
+  return withAgora(async ({ env, url, pid }) => {
     const app = cli(
       env,
       'apps:create',
@@ -115,6 +117,7 @@ async function tokenBenchmark(): Promise<string> {
       url: `${url}/oauth/token`,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       connections: 20,
+      pid,
       setupRequest: (request: { body?: string }) => ({ ...request, body: form(codes[next++ % codes.length]!) }),
     };
     await load('token endpoint (warm-up)', { ...options, seconds: WARMUP_SECONDS });
@@ -148,6 +151,8 @@ async function tokenBenchmark(): Promise<string> {
       `| token endpoint, PostgreSQL | ${result.requestsPerSecond} | ${result.p99Ms} | ${result.errors + result.non2xx} |`,
       `| for comparison: the same without \`openid\` (no id_token to sign) | ${plain.requestsPerSecond} | ${plain.p99Ms} | ${plain.errors + plain.non2xx} |`,
       '',
+      `Server CPU time per exchange (both threads): ${result.cpuUsPerRequest ?? '?'} µs with \`openid\`, ${plain.cpuUsPerRequest ?? '?'} µs without; one signature alone takes ${Math.round(1e6 / signOnly.signaturesPerSecond)} µs.`,
+      '',
       `**Ratio: ${ratio.toFixed(2)}×** the signing-only rate (target ≥ 0.70×, zero errors): ${
         ratio >= 0.7 && result.errors + result.non2xx === 0 ? 'met' : 'NOT met'
       }.`,
@@ -178,11 +183,12 @@ const EVENT_PAGE = JSON.stringify({
  */
 async function eventsBenchmark(): Promise<string> {
   return withAgora(async ({ env, url, pid }) => {
-    const options = (target: string) => ({
+    const options = (target: string, serverPid = pid) => ({
       url: target,
       headers: { 'content-type': 'application/json' },
       body: EVENT_PAGE,
       connections: CONNECTIONS,
+      pid: serverPid,
     });
     const measureAt = async (total: number): Promise<LoadResult> => {
       await insertEvents(env.DATABASE_URL, total);
@@ -194,9 +200,9 @@ async function eventsBenchmark(): Promise<string> {
       return result;
     };
     const small = await measureAt(1_000);
-    const bareResult = await bareEvents(`${url}/graphql`, async (bareUrl) => {
-      await load('bare @apollo/server (warm-up)', { ...options(bareUrl), seconds: WARMUP_SECONDS });
-      const result = await load('bare @apollo/server, product schema, constant page', { ...options(bareUrl), seconds: SECONDS });
+    const bareResult = await bareEvents(`${url}/graphql`, async (bareUrl, barePid) => {
+      await load('bare @apollo/server (warm-up)', { ...options(bareUrl, barePid), seconds: WARMUP_SECONDS });
+      const result = await load('bare @apollo/server, product schema, constant page', { ...options(bareUrl, barePid), seconds: SECONDS });
       console.error(`bare @apollo/server, event page: ${result.requestsPerSecond} req/s, p99 ${result.p99Ms} ms`);
       return result;
     });
@@ -213,7 +219,6 @@ async function eventsBenchmark(): Promise<string> {
     const growth = resident.at(-1)! / resident[1]!;
     const cost = small.requestsPerSecond / large.requestsPerSecond;
     const ratio = small.requestsPerSecond / bareResult.requestsPerSecond;
-    const row = (r: LoadResult) => `| ${r.name} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.errors + r.non2xx} |`;
     const errors = small.errors + small.non2xx + large.errors + large.non2xx;
     return [
       '### Public event listing: 50 upcoming events',
@@ -224,11 +229,12 @@ async function eventsBenchmark(): Promise<string> {
       'The anchor, measured between them, is a bare `@apollo/server` with the product schema executing the identical',
       'document over a constant: the page Agora answered.',
       '',
-      '| server | req/s | p50 ms | p99 ms | errors |',
-      '|---|---|---|---|---|',
+      TABLE_HEAD,
       row(bareResult),
       row(small),
       row(large),
+      '',
+      cpuRatio(bareResult, small),
       '',
       `**Ratio: ${ratio.toFixed(2)}×** the bare server with 1,000 events (target ≥ 1.0×, zero errors): ${
         ratio >= 1 && small.errors + small.non2xx === 0 ? 'met' : 'NOT met'
@@ -245,6 +251,21 @@ async function eventsBenchmark(): Promise<string> {
   });
 }
 
+const TABLE_HEAD = ['| server | req/s | server CPU µs/request | p50 ms | p99 ms | errors |', '|---|---|---|---|---|---|'].join('\n');
+
+function row(r: LoadResult): string {
+  return `| ${r.name} | ${r.requestsPerSecond} | ${r.cpuUsPerRequest ?? ''} | ${r.p50Ms} | ${r.p99Ms} | ${r.errors + r.non2xx} |`;
+}
+
+/**
+ * The same comparison by the CPU time each server spent per request, which depends far less than the
+ * rate on what else the shared machine runs (for reading, not a target).
+ */
+function cpuRatio(anchor: LoadResult, agora: LoadResult): string {
+  if (!anchor.cpuUsPerRequest || !agora.cpuUsPerRequest) return '';
+  return `By CPU time per request: ${(anchor.cpuUsPerRequest / agora.cpuUsPerRequest).toFixed(2)}× (the anchor's ${anchor.cpuUsPerRequest} µs against Agora's ${agora.cpuUsPerRequest} µs).`;
+}
+
 /** Rounds of the listing after which the server's resident size is read. */
 const MEMORY_ROUNDS = 4;
 
@@ -257,7 +278,7 @@ function residentMegabytes(pid: number): number {
 }
 
 /** Runs `fn` against a bare Apollo server answering the event page from the data Agora gives at `agoraUrl`. */
-async function bareEvents<T>(agoraUrl: string, fn: (url: string) => Promise<T>): Promise<T> {
+async function bareEvents<T>(agoraUrl: string, fn: (url: string, pid: number) => Promise<T>): Promise<T> {
   const response = await fetch(agoraUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: EVENT_PAGE });
   const { data, errors } = (await response.json()) as { data?: unknown; errors?: unknown };
   if (!response.ok || errors || !data) throw new Error(`the event page failed: ${response.status} ${JSON.stringify(errors)}`);
@@ -271,7 +292,7 @@ async function bareEvents<T>(agoraUrl: string, fn: (url: string) => Promise<T>):
     `http://127.0.0.1:${port}/`,
   );
   try {
-    return await fn(`http://127.0.0.1:${port}/`);
+    return await fn(`http://127.0.0.1:${port}/`, bare.pid!);
   } finally {
     await stopProcess(bare);
   }

@@ -63,7 +63,8 @@ export const COUNT = Symbol('count');
 export type GqlEventConnection = Connection<GqlEvent> & { [COUNT]: () => Promise<number> };
 
 export function toGqlEventConnection(page: Page<Event>, count: () => Promise<number>): GqlEventConnection {
-  return { ...toConnection(page, toGqlEvent), [COUNT]: count };
+  // Not spread: that would read the connection's lazy `edges` and build them.
+  return Object.assign(toConnection(page, toGqlEvent), { [COUNT]: count });
 }
 
 export function toGqlTicketType(t: TicketType): GqlTicketType {
