@@ -47,6 +47,13 @@ export class ListeningPGlite extends PGlite implements InProcessNotifications {
   private atRest = true;
   private listenDue = false;
 
+  constructor(dataDir: string) {
+    super(dataDir);
+    // What this process runs on PGlite directly (the socket server's ROLLBACK of a departed client's
+    // transaction) is answered through PGlite's own parser, which reports notifications here.
+    this.onNotification((channel, payload) => this.deliver(channel, payload));
+  }
+
   async subscribe(channel: string, subscriber: NotificationSubscriber): Promise<void> {
     if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`Not a plain channel name: ${channel}`);
     this.subscribers.set(channel, subscriber);
