@@ -116,7 +116,7 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
       notified: (payload) => this.evict(payload),
       interrupted: () => {
         this.logger.warn(
-          'A database client stopped change notifications (UNLISTEN or DISCARD); credential cache off until listening again',
+          'Change notifications may be missed (a database client ran UNLISTEN or DISCARD); credential cache off until listening again',
         );
         this.cache.suspend();
       },
