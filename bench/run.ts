@@ -51,24 +51,34 @@ async function viewerBenchmark(): Promise<string> {
     await stopProcess(bare);
   }
 
-  const agoraResult = await withAgora(async ({ env, url, pid }) => {
+  const viewer = async ({ env, url, pid }: { env: Record<string, string>; url: string; pid: number }, name: string) => {
     const token = cli(env, 'tokens:create', '--user', 'bench', '--name', 'bench', '--scopes', 'read_api').token as string;
-    return measure('Agora, Private-Token, PostgreSQL', `${url}/graphql`, { 'private-token': token }, pid);
-  });
+    return measure(name, `${url}/graphql`, { 'private-token': token }, pid);
+  };
+  const agoraResult = await withAgora((ctx) => viewer(ctx, 'Agora, Private-Token, PostgreSQL'));
+  const embeddedResult = await withEmbeddedAgora((ctx) => viewer(ctx, 'Agora, Private-Token, embedded database'));
 
   const ratio = agoraResult.requestsPerSecond / bareResult.requestsPerSecond;
+  const embeddedRatio = embeddedResult.requestsPerSecond / bareResult.requestsPerSecond;
+  const clean = (r: LoadResult) => r.errors + r.non2xx === 0;
   return [
     '### Authenticated `{ viewer { id name } }`',
     '',
     `autocannon, ${CONNECTIONS} connections, ${SECONDS} s after a ${WARMUP_SECONDS} s warm-up, each server in its own process.`,
+    'The embedded database runs inside the Agora process (PGlite, one backend), which the others do not share.',
     '',
     TABLE_HEAD,
     row(bareResult),
     row(agoraResult),
+    row(embeddedResult),
     '',
     cpuRatio(bareResult, agoraResult),
     '',
-    `**Ratio: ${ratio.toFixed(2)}×** the bare server (target ≥ 1.0×, zero errors): ${ratio >= 1 && agoraResult.errors + agoraResult.non2xx === 0 ? 'met' : 'NOT met'}.`,
+    `**Ratio: ${ratio.toFixed(2)}×** the bare server on PostgreSQL (target ≥ 1.0×, zero errors): ${ratio >= 1 && clean(agoraResult) ? 'met' : 'NOT met'}.`,
+    '',
+    `**Ratio: ${embeddedRatio.toFixed(2)}×** the bare server on the embedded database (target ≥ 0.5×, zero errors): ${
+      embeddedRatio >= 0.5 && clean(embeddedResult) ? 'met' : 'NOT met'
+    }.`,
   ].join('\n');
 }
 
@@ -326,6 +336,11 @@ async function insertEvents(databaseUrl: string, total: number): Promise<void> {
   }
 }
 
+const BENCH_USER = [
+  ...['users:create', '--username', 'bench', '--email', 'bench@example.com'],
+  ...['--name', 'Bench User', '--password', 'load-test-secret-42'],
+];
+
 /** A migrated database of its own with a user `bench`, and Agora serving it in its own process. */
 async function withAgora<T>(fn: (ctx: { env: Record<string, string>; url: string; pid: number }) => Promise<T>): Promise<T> {
   const database = `agora_bench_${process.pid}_${Date.now().toString(36)}`;
@@ -341,18 +356,7 @@ async function withAgora<T>(fn: (ctx: { env: Record<string, string>; url: string
   const port = await freePort();
   try {
     cli(env, 'migration:run');
-    cli(
-      env,
-      'users:create',
-      '--username',
-      'bench',
-      '--email',
-      'bench@example.com',
-      '--name',
-      'Bench User',
-      '--password',
-      'load-test-secret-42',
-    );
+    cli(env, ...BENCH_USER);
     const server = await startProcess(
       'node',
       [...SERVER_NODE_ARGS, join(root, 'dist/src/main.js')],
@@ -366,6 +370,34 @@ async function withAgora<T>(fn: (ctx: { env: Record<string, string>; url: string
     }
   } finally {
     execFileSync('psql', [DATABASE_URL, '-qc', `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`]);
+  }
+}
+
+/** Agora on an embedded database of its own (DATA_DIR, no DATABASE_URL), with a user `bench` made by the CLI through its socket. */
+async function withEmbeddedAgora<T>(fn: (ctx: { env: Record<string, string>; url: string; pid: number }) => Promise<T>): Promise<T> {
+  const env = {
+    DATABASE_URL: '',
+    DATA_DIR: mkdtempSync(join(scratch, 'embedded-')),
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    SECRET_KEY: randomBytes(32).toString('base64url'),
+  };
+  const port = await freePort();
+  try {
+    const server = await startProcess(
+      'node',
+      [...SERVER_NODE_ARGS, join(root, 'dist/src/main.js')],
+      { ...env, PORT: String(port), HOST: '127.0.0.1' },
+      `http://127.0.0.1:${port}/healthz`,
+    );
+    try {
+      cli(env, ...BENCH_USER);
+      return await fn({ env, url: `http://127.0.0.1:${port}`, pid: server.pid! });
+    } finally {
+      await stopProcess(server);
+    }
+  } finally {
+    rmSync(env.DATA_DIR, { recursive: true, force: true });
   }
 }
 

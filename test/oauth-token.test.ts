@@ -348,7 +348,7 @@ describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
 describe('client secrets', () => {
   it('stop working when rotated; the new one works', async () => {
     const rotating = await registerApp(t, user.id);
-    // Used once first, so that on a PostgreSQL server the client is in the credential cache.
+    // Used once first, so that the client is in the credential cache.
     const first = await issueCode({ client: rotating });
     expect((await tokenRequest(exchangeForm(first.code, first.verifier, rotating))).status).toBe(200);
     const { clientSecret } = await t.get(ApplicationsService).rotateSecret(rotating.applicationId);
@@ -368,7 +368,8 @@ describe('client secrets', () => {
         createHash('sha256').update(newSecret).digest('hex'),
         changed.applicationId,
       ]);
-    // The change reaches this instance's cache as a PostgreSQL notification: give it a moment.
+    // The change reaches this instance's cache as a notification (on the embedded database, before
+    // the UPDATE answers; on a PostgreSQL server, shortly after): give it a moment.
     let status = 0;
     for (let attempt = 0; attempt < 50 && status !== 401; attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));

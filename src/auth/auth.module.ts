@@ -21,9 +21,10 @@ import { PrivateTokenStrategy } from './strategies/private-token.strategy.js';
     {
       provide: CredentialCache,
       inject: [APP_CONFIG, DATABASE_TARGET],
-      // Change notifications need a PostgreSQL server: PGlite's socket cannot deliver them between
-      // processes, so on the embedded database every request is checked against the database.
-      useFactory: (config: AppConfig, target: DatabaseTarget) => new CredentialCache(target.kind === 'server' ? config.auth.cacheTtlMs : 0),
+      // Only where every change is heard: a PostgreSQL server's notifications, or the embedded database
+      // this process holds. A process that goes through another one's socket (the CLI) caches nothing.
+      useFactory: (config: AppConfig, target: DatabaseTarget) =>
+        new CredentialCache(target.kind === 'server' || target.notifications ? config.auth.cacheTtlMs : 0),
     },
     CredentialChangeListener,
     CredentialVerifier,

@@ -30,7 +30,7 @@ export class CredentialCache {
 
   constructor(private readonly ttlMs: number) {}
 
-  /** Whether this instance caches at all (a PostgreSQL server and a TTL above zero). */
+  /** Whether this instance caches at all (a TTL above zero, and a database whose changes it hears). */
   get configured(): boolean {
     return this.ttlMs > 0;
   }

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { DATABASE_TARGET } from '../database/database.module.js';
 import type { DatabaseTarget } from '../database/database-target.js';
+import type { InProcessNotifications } from '../database/listening-pglite.js';
 import { CredentialCache } from './credential-cache.js';
 
 export const CREDENTIAL_CHANNEL = 'agora_credentials';
@@ -38,6 +39,10 @@ interface PendingBarrier {
  * HEARTBEAT_MS that its connection still delivers (a notification committed before a query started
  * arrives before that query's result), and serves cached entries only until REVOCATION_BOUND_MS after
  * the start of its last confirmed heartbeat.
+ *
+ * On the embedded database there is one instance, the process that holds it, and no connection to
+ * lose: the same triggers' notifications are taken from the output of whichever client committed them
+ * (ListeningPGlite), and evicted before that client hears that its transaction committed.
  */
 @Injectable()
 export class CredentialChangeListener implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -58,7 +63,8 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
   async onApplicationBootstrap(): Promise<void> {
     if (!this.cache.enabled) return;
     this.cache.suspend();
-    await this.connect();
+    if (this.target.notifications) await this.listenInProcess(this.target.notifications);
+    else await this.connect();
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -75,8 +81,8 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
    * revocation itself has already happened, and what cannot be confirmed is waited out.
    */
   async barrier(): Promise<void> {
-    // The embedded database has one process, whose cache is off; with AUTH_CACHE_TTL_SECONDS=0 no
-    // instance caches: nothing to wait for.
+    // The embedded database has one process that caches, and it evicts before the revoking client is
+    // answered (see listenInProcess); with AUTH_CACHE_TTL_SECONDS=0 no instance caches: nothing to wait for.
     if (this.target.kind !== 'server' || !this.cache.configured) return;
     const client = this.client;
     if (!client) return void (await sleep(REVOCATION_BOUND_MS));
@@ -98,6 +104,24 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
       clearTimeout(timer);
       this.barriers.delete(nonce);
     }
+  }
+
+  /**
+   * The embedded database held by this process: a notification is heard before the client whose commit
+   * sent it (this process, the CLI, an operator's psql) receives any answer, so an eviction has always
+   * happened by the time a revocation returns. The cache is off while listening is not assured.
+   */
+  private async listenInProcess(notifications: InProcessNotifications): Promise<void> {
+    await notifications.subscribe(CREDENTIAL_CHANNEL, {
+      notified: (payload) => this.evict(payload),
+      interrupted: () => {
+        this.logger.warn(
+          'Change notifications may be missed (a database client ran UNLISTEN or DISCARD); credential cache off until listening again',
+        );
+        this.cache.suspend();
+      },
+      listening: () => this.cache.resume(),
+    });
   }
 
   private async connect(): Promise<void> {
@@ -156,6 +180,11 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
       void client.query('SELECT pg_notify($1, $2)', [ACK_CHANNEL, `${nonce}:${this.pid}`]).catch(() => undefined);
       return;
     }
+    this.evict(payload);
+  }
+
+  /** `<table>:<id>`, as the triggers send it. */
+  private evict(payload: string): void {
     const [table, id] = payload.split(':');
     if (!id) return this.cache.clear();
     if (table === 'users') this.cache.forgetUser(id);

@@ -1,11 +1,18 @@
 import { AppConfig } from '../config/config.schema.js';
 import { EmbeddedPostgres } from './embedded-postgres.js';
+import type { InProcessNotifications } from './listening-pglite.js';
 
 /** Where the application's PostgreSQL lives and how to let go of it. */
 export interface DatabaseTarget {
   kind: 'embedded' | 'server';
   /** Connection settings for `pg`/TypeORM. */
   connection: { url?: string; host?: string; port?: number; username?: string; database?: string };
+  /**
+   * The embedded database opened by this process: its change notifications, heard in this process before
+   * the committing client is answered. Absent on a PostgreSQL server, and in a process (the CLI) that
+   * goes through another one's socket.
+   */
+  notifications?: InProcessNotifications;
   /** Human-readable location, never containing a password. */
   description: string;
   close(): Promise<void>;
@@ -37,6 +44,7 @@ export async function openDatabaseTarget(config: AppConfig, options: { shareRunn
   return {
     kind: 'embedded',
     connection: { ...embedded.endpoint, username: 'postgres', database: 'postgres' },
+    notifications: embedded.notifications,
     description: `embedded database in ${dataDir}`,
     close: () => embedded.stop(),
   };

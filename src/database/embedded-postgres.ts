@@ -1,8 +1,8 @@
-import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
+import { InProcessNotifications, ListeningPGlite } from './listening-pglite.js';
 
 /** Where a client finds a PostgreSQL wire-protocol endpoint: a Unix socket directory, as libpq and `pg` expect. */
 export interface SocketEndpoint {
@@ -40,7 +40,7 @@ export class EmbeddedPostgres {
   private constructor(
     readonly dataDir: string,
     readonly endpoint: SocketEndpoint,
-    private readonly db: PGlite,
+    private readonly db: ListeningPGlite,
     private readonly server: PGLiteSocketServer,
     private readonly lockPath: string,
   ) {}
@@ -58,7 +58,8 @@ export class EmbeddedPostgres {
     const socketPath = join(socketDir, `.s.PGSQL.${SOCKET_PORT}`);
     rmSync(socketPath, { force: true });
 
-    const db = await PGlite.create(join(dataDir, 'pgdata'));
+    const db = new ListeningPGlite(join(dataDir, 'pgdata'));
+    await db.waitReady;
     const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections });
     try {
       await server.start();
@@ -70,6 +71,11 @@ export class EmbeddedPostgres {
     const lock: LockFile = { pid: process.pid, socketDir, startedAt: new Date().toISOString() };
     writeFileSync(lockPath, JSON.stringify(lock), { mode: 0o600 });
     return new EmbeddedPostgres(dataDir, { host: socketDir, port: SOCKET_PORT }, db, server, lockPath);
+  }
+
+  /** Notifications committed by any client of the socket, heard here before that client is answered. */
+  get notifications(): InProcessNotifications {
+    return this.db;
   }
 
   /** The socket of a server that has this data directory open right now, if any. */

@@ -74,8 +74,8 @@ export class ApplicationsService {
 
   /** The application whose client id and secret these are, or null. Compares hashes in constant time. */
   async authenticate(clientId: string, clientSecret: string): Promise<ApplicationEntity | null> {
-    // Every token request starts here: from the credential cache on a PostgreSQL server, otherwise a
-    // prepared statement rather than a query built by the ORM.
+    // Every token request starts here: from the credential cache, otherwise a prepared statement
+    // rather than a query built by the ORM.
     const application =
       clientId.length > 0 && clientId.length <= 100
         ? await this.credentials.client(clientId, async () => {
