@@ -1,8 +1,10 @@
+import { resolve } from 'node:path';
 import { DataSource } from 'typeorm';
+import { ApplicationsService } from '../src/oauth/applications.service.js';
 import { graphql } from './support/http.js';
 import { Browser, signIn } from './support/browser.js';
 import { createUser, TEST_PASSWORD } from './support/fixtures.js';
-import { runCli, runCliWithInput } from './support/processes.js';
+import { ROOT, runCli, runCliWithInput, runTypeormCli } from './support/processes.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
 const VIEWER = '{ viewer { id name } }';
@@ -120,7 +122,7 @@ describe('administration CLI', () => {
     [['tokens:create', '--user', 'grace', '--name', 'x', '--scopes', 'openid'], /Scopes must be one or more of: api, read_api/, 1],
     [['tokens:revoke', '--id', 'not-a-uuid'], /No personal access token/, 1],
     [['frobnicate'], /Unknown command "frobnicate"/, 2],
-    [['users:create', '--bogus', 'x'], /Unknown option '--bogus'/, 2],
+    [['users:create', '--bogus', 'x'], /Unknown flag --bogus for users:create/, 2],
   ])('reports %j on stderr with a non-zero exit and nothing on stdout', async (args, message, code) => {
     const result = await runCli(t.databaseEnv, ...(args as string[]));
     expect(result.code).toBe(code);
@@ -211,9 +213,203 @@ describe('administration CLI', () => {
     expect(email.stderr).not.toMatch(/argon2|INSERT|PARAMETERS/);
   });
 
+  it.each([
+    [['users:create', '--help']],
+    [['users:create', '-h']],
+    [['help', 'users:create']],
+    [['users:create', '--username', 'x', '--bogus', '--help']],
+  ])('prints the usage, flags and an example of one command for %j', async (args) => {
+    const result = await runCli(t.databaseEnv, ...args);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toBe('Usage: npm run cli -- users:create --username U --email E --name N (--password P | --password-stdin)');
+    for (const flag of ['--username U', '--email E', '--name N', '--password P', '--password-stdin', '-h, --help'])
+      expect(lines.filter((line) => line.startsWith(`  ${flag}  `) && line.trim() !== flag)).toHaveLength(1);
+    expect(result.stdout).toMatch(/\nExample:\n {2}npm run cli -- users:create --username \S+ .*\n$/);
+    expect(result.stdout).not.toMatch(/tokens:create/);
+  });
+
+  it('lists every command, and how to get its help, without a command or with help', async () => {
+    for (const args of [[], ['help'], ['--help']]) {
+      const result = await runCli(t.databaseEnv, ...args);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/npm run cli -- <command> --help/);
+      for (const command of ['users:list', 'users:create', 'tokens:create', 'apps:list', 'apps:rotate-secret', 'migration:run'])
+        expect(result.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
+    }
+  });
+
+  it.each([
+    [['frobnicate'], 'Unknown command "frobnicate". Run "npm run cli -- help" for the commands.'],
+    [['help', 'frobnicate'], 'Unknown command "frobnicate". Run "npm run cli -- help" for the commands.'],
+    [
+      ['users:craete', '--username', 'x'],
+      'Unknown command "users:craete" (did you mean users:create?). Run "npm run cli -- help" for the commands.',
+    ],
+    [['users:create', '--bogus', 'x'], 'Unknown flag --bogus for users:create. Run "npm run cli -- users:create --help" for its flags.'],
+    [
+      ['users:create', '--user', 'x'],
+      'Unknown flag --user for users:create (did you mean --username?). Run "npm run cli -- users:create --help" for its flags.',
+    ],
+    // A flag of another command is refused rather than ignored.
+    [
+      ['users:block', '--username', 'x', '--email', 'x@example.com'],
+      'Unknown flag --email for users:block. Run "npm run cli -- users:block --help" for its flags.',
+    ],
+    [
+      ['users:block', 'x'],
+      'Unexpected argument "x" after users:block: flags start with "--". Run "npm run cli -- users:block --help" for its flags.',
+    ],
+  ])('names the unknown command or flag of %j in one line, exit 2', async (args, message) => {
+    const result = await runCli(t.databaseEnv, ...args);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`agora: ${message}\n`);
+  });
+
+  it.each([
+    [
+      ['tokens:create', '--user', 'grace', '--name', 'x', '--expires-at', 'next tuesday'],
+      /^agora: --expires-at: "next tuesday" is not a date: give a day such as 2027-01-31/,
+    ],
+    [['tokens:create', '--user', 'grace', '--name', 'x', '--expires-at', '2027-02-30'], /^agora: --expires-at: "2027-02-30" is not a date/],
+    [
+      ['tokens:create', '--user', 'grace', '--name', 'x', '--scopes', 'api frob'],
+      /^agora: --scopes: unknown scope "frob"; the scopes are api, read_api, openid/,
+    ],
+    [
+      ['apps:create', '--owner', 'grace', '--name', 'x', '--redirect-uri', 'http://localhost/cb', '--scopes', 'openid admin'],
+      /^agora: --scopes: unknown scope "admin"/,
+    ],
+    [['legacy:usage', '--days', 'abc'], /^agora: --days: must be a whole number of days from 1 to 3660, not "abc"/],
+    [['legacy:usage', '--days', '1.5'], /^agora: --days: must be a whole number of days/],
+    [['tokens:create', '--user', 'grace', '--name'], /^agora: --name needs a value/],
+    [['users:block', '--username', 'a', '--username', 'b'], /^agora: --username may be given only once/],
+    [['migration:generate', '--name', 'Add Things'], /^agora: --name: must be lowercase words joined by "-"/],
+    [
+      ['users:create', '--username', 'x', '--email', 'x@example.com', '--name', 'X', '--password', 'p', '--password-stdin'],
+      /^agora: Give --password or --password-stdin, not both/,
+    ],
+  ])('refuses the bad value in %j before touching the database, exit 2', async (args, message) => {
+    const result = await runCli(t.databaseEnv, ...args);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toMatch(/\nRun "npm run cli -- [a-z:-]+ --help" for its flags\.\n$/);
+  });
+
+  it('lists users without their password hashes', async () => {
+    const user = await createUser(t);
+    const listed = await runCli(t.databaseEnv, 'users:list');
+    expect(listed.stderr).toBe('');
+    expect(listed.code).toBe(0);
+    const entry = listed.json.users.find((u: { username: string }) => u.username === user.username);
+    expect(entry).toEqual({
+      id: user.id,
+      username: user.username,
+      name: user.name,
+      email: user.email,
+      state: 'active',
+      createdAt: expect.any(String),
+    });
+    const hashes = (await t.get(DataSource).query('SELECT password_hash FROM users')) as { password_hash: string }[];
+    for (const { password_hash } of hashes) expect(listed.stdout).not.toContain(password_hash);
+    expect(listed.stdout).not.toMatch(/argon2|password/i);
+  });
+
+  it('lists applications by the Application ID the dashboard shows, and rotates a secret by it', async () => {
+    const owner = await createUser(t);
+    const other = await createUser(t);
+    const create = (user: string, name: string) =>
+      runCli(
+        t.databaseEnv,
+        'apps:create',
+        '--owner',
+        user,
+        '--name',
+        name,
+        '--redirect-uri',
+        'http://localhost:4000/cb',
+        '--scopes',
+        'openid api',
+      );
+    const created = await create(owner.username, 'Listed client');
+    await create(other.username, 'Other client');
+
+    const browser = new Browser(t.url);
+    await signIn(browser, owner.username, TEST_PASSWORD);
+    const dashboard = await (await browser.get('/applications')).text();
+    const shown = /data-label="Application ID"><code>([^<]+)<\/code>/.exec(dashboard)![1]!;
+    expect(shown).toBe(created.json.clientId);
+
+    const all = await runCli(t.databaseEnv, 'apps:list');
+    expect(all.code).toBe(0);
+    const listed = all.json.applications.find((a: { clientId: string }) => a.clientId === shown);
+    expect(listed).toEqual({
+      clientId: shown,
+      name: 'Listed client',
+      owner: owner.username,
+      redirectUris: ['http://localhost:4000/cb'],
+      scopes: 'openid api',
+      createdAt: expect.any(String),
+      secretRotatedAt: null,
+      id: created.json.id,
+    });
+    const mine = await runCli(t.databaseEnv, 'apps:list', '--owner', owner.username);
+    expect(mine.json.applications.map((a: { name: string }) => a.name)).toEqual(['Listed client']);
+    const secretHashes = (await t.get(DataSource).query('SELECT client_secret_hash FROM oauth_applications')) as {
+      client_secret_hash: string;
+    }[];
+    for (const output of [all.stdout, mine.stdout]) {
+      expect(output).not.toContain(created.json.clientSecret);
+      expect(output).not.toMatch(/agora_ocs_|secret"/i);
+      for (const { client_secret_hash } of secretHashes) expect(output).not.toContain(client_secret_hash);
+    }
+
+    const applications = t.get(ApplicationsService);
+    const rotated = await runCli(t.databaseEnv, 'apps:rotate-secret', '--id', shown);
+    expect(rotated.stderr).toBe('');
+    expect(rotated.json).toEqual({ clientId: shown, clientSecret: expect.stringMatching(/^agora_ocs_/) });
+    expect(await applications.authenticate(shown, created.json.clientSecret)).toBeNull();
+    expect(await applications.authenticate(shown, rotated.json.clientSecret)).not.toBeNull();
+    // The internal id (the page address) still works.
+    const again = await runCli(t.databaseEnv, 'apps:rotate-secret', '--id', created.json.id);
+    expect(again.json.clientId).toBe(shown);
+    expect(await applications.authenticate(shown, again.json.clientSecret)).not.toBeNull();
+
+    const unknown = await runCli(t.databaseEnv, 'apps:rotate-secret', '--id', 'no-such-application');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe('agora: --id: No application with id "no-such-application"\n');
+  });
+
+  it('creates a user whose password is the first line of standard input', async () => {
+    const created = await runCliWithInput(
+      t.databaseEnv,
+      'piped-password-1234\nnot part of it\n',
+      ...['users:create', '--username', 'piper', '--email', 'piper@example.com', '--name', 'Piper', '--password-stdin'],
+    );
+    expect(created.stderr).toBe('');
+    expect(created.json.username).toBe('piper');
+    expect((await signIn(new Browser(t.url), 'piper', 'piped-password-1234')).status).toBe(303);
+
+    const empty = await runCliWithInput(t.databaseEnv, '', 'users:set-password', '--username', 'piper', '--password-stdin');
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/^agora: --password-stdin: standard input has no password on its first line\n/);
+  });
+
   it('applies migrations idempotently', async () => {
     const result = await runCli(t.databaseEnv, 'migration:run');
     expect(result.code).toBe(0);
     expect(result.json).toEqual({ applied: [] });
+  });
+
+  it("gives the TypeORM CLI the service's data source in ormconfig.ts, migrated", async () => {
+    const shown = await runTypeormCli(t.databaseEnv, 'migration:show', '-d', resolve(ROOT, 'dist/ormconfig.js'));
+    expect(shown.stderr).toBe('');
+    expect(shown.code).toBe(0);
+    const lines = shown.stdout.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(5);
+    for (const line of lines) expect(line).toMatch(/^\[X\] \d+ \w+\d{13}$/);
   });
 });

@@ -3,27 +3,29 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/config.schema.js';
-import { dataSourceOptions } from '../database/data-source-options.js';
-import { DatabaseTarget, openDatabaseTarget } from '../database/database-target.js';
+import { openDatabaseTarget } from '../database/database-target.js';
 import { runMigrations } from '../database/migrate.js';
+import { openMigrationDataSource, TargetDataSource } from '../database/migration-data-source.js';
 import { UsageError } from './cli-error.js';
+import { migrationName } from './flag-values.js';
 
-async function withDataSource<T>(config: AppConfig, target: DatabaseTarget, fn: (ds: DataSource) => Promise<T>): Promise<T> {
-  const dataSource = await new DataSource(dataSourceOptions(config, target, { poolSize: 2 })).initialize();
+/** Runs `fn` on the data source, then destroys it (closing its database). */
+async function using<T>(dataSource: TargetDataSource, fn: (ds: DataSource) => Promise<T>): Promise<T> {
   try {
+    await dataSource.initialize();
     return await fn(dataSource);
   } finally {
     await dataSource.destroy();
   }
 }
 
-export async function migrationRun(config: AppConfig, target: DatabaseTarget): Promise<unknown> {
-  const applied = await withDataSource(config, target, runMigrations);
+export async function migrationRun(config: AppConfig): Promise<unknown> {
+  const applied = await using(await openMigrationDataSource(config), runMigrations);
   return { applied: applied.map((m) => m.name) };
 }
 
-export async function migrationRevert(config: AppConfig, target: DatabaseTarget): Promise<unknown> {
-  return withDataSource(config, target, async (ds) => {
+export async function migrationRevert(config: AppConfig): Promise<unknown> {
+  return using(await openMigrationDataSource(config), async (ds) => {
     const before = await ds.query('SELECT name FROM schema_migrations ORDER BY id DESC LIMIT 1');
     await ds.undoLastMigration({ transaction: 'each' });
     return { reverted: (before as { name: string }[])[0]?.name ?? null };
@@ -36,12 +38,13 @@ export async function migrationRevert(config: AppConfig, target: DatabaseTarget)
  * result depends only on the code.
  */
 export async function migrationGenerate(config: AppConfig, name: string | undefined, projectRoot: string): Promise<unknown> {
-  if (!name || !/^[a-z][a-z0-9-]*$/.test(name))
-    throw new UsageError('--name is required: lowercase words joined by "-", such as add-events');
+  if (!name) throw new UsageError('--name is required');
+  const problem = migrationName(name);
+  if (problem) throw new UsageError(`--name: ${problem}`);
   const scratchDir = mkdtempSync(join(tmpdir(), 'agora-migration-'));
   const scratch = await openDatabaseTarget({ ...config, database: { ...config.database, url: undefined, dataDir: scratchDir } });
   try {
-    const sql = await withDataSource(config, scratch, async (ds) => {
+    const sql = await using(new TargetDataSource(config, scratch), async (ds) => {
       await runMigrations(ds);
       return ds.driver.createSchemaBuilder().log();
     });
@@ -82,7 +85,7 @@ ${sql.downQueries.reverse().map(q).join('\n')}
     writeFileSync(indexPath, index);
     return { created: `src/database/migrations/${file}.ts`, statements: sql.upQueries.length };
   } finally {
-    await scratch.close();
+    // The data source closed the scratch database when it was destroyed.
     rmSync(scratchDir, { recursive: true, force: true });
   }
 }

@@ -92,6 +92,18 @@ export class ApplicationsService {
     return (await this.applications.find({ where: { ownerId }, order: { createdAt: 'DESC' } })).map(toApplication);
   }
 
+  /** Every application, or one owner's, oldest first (for operators). */
+  async list(ownerId?: string): Promise<Application[]> {
+    const rows = await this.applications.find({ where: ownerId ? { ownerId } : {}, order: { createdAt: 'ASC', id: 'ASC' } });
+    return rows.map(toApplication);
+  }
+
+  /** The application an operator names by the Application ID the dashboard shows (its client id), or by its internal id. */
+  async getByClientIdOrId(clientIdOrId: string): Promise<Application> {
+    const byClientId = isUuid(clientIdOrId) ? null : await this.findByClientId(clientIdOrId);
+    return byClientId ? toApplication(byClientId) : this.get(clientIdOrId);
+  }
+
   async get(id: string, ownerId?: string): Promise<Application> {
     return toApplication(await this.findEntity(id, ownerId));
   }

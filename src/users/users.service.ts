@@ -35,6 +35,11 @@ export class UsersService {
     return entity ? toUser(entity) : null;
   }
 
+  /** Every user, by username (for operators). */
+  async list(): Promise<User[]> {
+    return (await this.users.find({ order: { username: 'ASC' } })).map(toUser);
+  }
+
   /** Users with these ids, in one statement (DataLoader batches). */
   async findManyByIds(ids: readonly string[]): Promise<User[]> {
     if (ids.length === 0) return [];

@@ -25,21 +25,25 @@ export function runCli(env: Record<string, string>, ...args: string[]): Promise<
 
 /** Runs the built CLI with `input` on its standard input. */
 export function runCliWithInput(env: Record<string, string>, input: string | undefined, ...args: string[]): Promise<CliResult> {
+  return runNode(env, input, resolve(ROOT, 'dist/src/cli/main.js'), ...args);
+}
+
+/** Runs the TypeORM CLI (`npx typeorm …`) in the project. */
+export function runTypeormCli(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
+  return runNode(env, undefined, resolve(ROOT, 'node_modules/typeorm/cli.js'), ...args);
+}
+
+function runNode(env: Record<string, string>, input: string | undefined, script: string, ...args: string[]): Promise<CliResult> {
   return new Promise((done) => {
-    const child = execFile(
-      'node',
-      [resolve(ROOT, 'dist/src/cli/main.js'), ...args],
-      { env: childEnv(env), timeout: 60_000 },
-      (error, stdout, stderr) => {
-        let json: Record<string, any>;
-        try {
-          json = JSON.parse(stdout) as Record<string, any>;
-        } catch {
-          json = {};
-        }
-        done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr, json });
-      },
-    );
+    const child = execFile('node', [script, ...args], { env: childEnv(env), timeout: 60_000 }, (error, stdout, stderr) => {
+      let json: Record<string, any>;
+      try {
+        json = JSON.parse(stdout) as Record<string, any>;
+      } catch {
+        json = {};
+      }
+      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr, json });
+    });
     child.stdin?.end(input ?? '');
   });
 }

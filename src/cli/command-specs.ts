@@ -1,0 +1,173 @@
+import { isoDate, migrationName, scopeList, ValueCheck, wholeNumber } from './flag-values.js';
+
+export interface FlagSpec {
+  /** Placeholder for the value in the usage line (`U`); absent for a switch that takes none. */
+  value?: string;
+  /** One line for the command's help. */
+  description: string;
+  required?: boolean;
+  /** May be given several times; the command gets a list. */
+  repeatable?: boolean;
+  check?: ValueCheck;
+}
+
+/** What a command accepts and how it is explained: everything the CLI knows before it opens the database. */
+export interface CommandSpec {
+  /** One line for the list of commands. */
+  summary: string;
+  flags: Record<string, FlagSpec>;
+  /** The arguments after `npm run cli --` of a typical call. */
+  example: string;
+  /** Further lines of explanation for the command's help. */
+  notes?: string[];
+}
+
+const PASSWORD_STDIN_NOTE =
+  'The password can come from standard input (--password-stdin: its first line), which keeps it out of the shell history and the process list.';
+
+const password = (required: boolean): Record<string, FlagSpec> => ({
+  password: { value: 'P', description: 'Password: 10 characters or more, not containing the username or e-mail address', required },
+  'password-stdin': { description: 'Read the password from standard input instead of --password' },
+});
+
+const commands = {
+  'users:list': {
+    summary: 'Every user account: id, username, name, e-mail address, state (never a password hash)',
+    flags: {},
+    example: 'users:list',
+  },
+  'users:create': {
+    summary: 'Creates a user account, with the same rules as the sign-up page',
+    flags: {
+      username: {
+        value: 'U',
+        description: 'Username: 2 to 39 letters, digits, "_", "." or "-", starting with a letter or digit',
+        required: true,
+      },
+      email: { value: 'E', description: 'E-mail address', required: true },
+      name: { value: 'N', description: 'Full name, as shown to others', required: true },
+      ...password(true),
+    },
+    example: `users:create --username ada --email ada@example.com --name "Ada Lovelace" --password-stdin < ada-password.txt`,
+    notes: [PASSWORD_STDIN_NOTE],
+  },
+  'users:set-password': {
+    summary: "Sets a user's password and signs them out everywhere",
+    flags: { username: { value: 'U', description: 'Username of the account', required: true }, ...password(true) },
+    example: `users:set-password --username ada --password-stdin`,
+    notes: [PASSWORD_STDIN_NOTE],
+  },
+  'users:set-email': {
+    summary: "Sets a user's e-mail address (one who lost access to the old one)",
+    flags: {
+      username: { value: 'U', description: 'Username of the account', required: true },
+      email: { value: 'E', description: 'New e-mail address', required: true },
+    },
+    example: 'users:set-email --username ada --email ada@example.org',
+  },
+  'users:block': {
+    summary: 'Blocks a user: their sessions and tokens stop working at once',
+    flags: { username: { value: 'U', description: 'Username of the account', required: true } },
+    example: 'users:block --username mallory',
+  },
+  'users:unblock': {
+    summary: 'Lets a blocked user sign in again',
+    flags: { username: { value: 'U', description: 'Username of the account', required: true } },
+    example: 'users:unblock --username mallory',
+  },
+  'tokens:create': {
+    summary: 'Creates a personal access token for a user and prints it (shown this once)',
+    flags: {
+      user: { value: 'U', description: 'Username of the token owner', required: true },
+      name: { value: 'N', description: 'What the token is for', required: true },
+      scopes: { value: '"api"', description: 'Space-separated scopes: api or read_api (default api)', check: scopeList },
+      'expires-at': { value: 'DATE', description: 'Expiry: a day such as 2027-01-31 (midnight UTC) or an ISO 8601 time', check: isoDate },
+    },
+    example: 'tokens:create --user ada --name deploy-script --scopes "read_api" --expires-at 2027-01-31',
+  },
+  'tokens:list': {
+    summary: "A user's personal access tokens (never the tokens themselves)",
+    flags: { user: { value: 'U', description: 'Username of the token owner', required: true } },
+    example: 'tokens:list --user ada',
+  },
+  'tokens:revoke': {
+    summary: 'Revokes a personal access token: the next request with it fails',
+    flags: { id: { value: 'ID', description: 'Id of the token, as tokens:list prints it', required: true } },
+    example: 'tokens:revoke --id 3f1c…',
+  },
+  'apps:list': {
+    summary: 'OAuth applications with their Application ID (client id), owner, redirect URIs and scopes; never a secret',
+    flags: { owner: { value: 'U', description: 'Only the applications of this user' } },
+    example: 'apps:list --owner ada',
+  },
+  'apps:create': {
+    summary: 'Registers an OAuth application and prints its client id and secret (the secret shown this once)',
+    flags: {
+      owner: { value: 'U', description: 'Username of the owner, whose dashboard lists the application', required: true },
+      name: { value: 'N', description: 'Name shown to users on the consent page', required: true },
+      'redirect-uri': {
+        value: 'URI',
+        description: 'Redirect URI; repeat the flag for several, up to 10',
+        required: true,
+        repeatable: true,
+      },
+      scopes: { value: '"openid api …"', description: 'Space-separated scopes the application may ask for', check: scopeList },
+    },
+    example: 'apps:create --owner ada --name "Example client" --redirect-uri http://localhost:4000/callback --scopes "openid profile api"',
+    notes: ['Scopes default to "openid profile email api read_api".'],
+  },
+  'apps:rotate-secret': {
+    summary: "Replaces an application's client secret and prints the new one; the old one stops working at once",
+    flags: {
+      id: { value: 'ID', description: 'Application ID as the dashboard and apps:list show it (the internal id works too)', required: true },
+    },
+    example: 'apps:rotate-secret --id q7WcX0…',
+  },
+  'keys:rotate': {
+    summary: 'New id_token signing key; the old one stays in the JWKS until its tokens expire',
+    flags: {},
+    example: 'keys:rotate',
+  },
+  'legacy:usage': {
+    summary: 'Calls to the legacy REST API per token, most used first',
+    flags: { days: { value: 'N', description: 'How many days back to count (default 30)', check: wholeNumber(1, 3660, 'days') } },
+    example: 'legacy:usage --days 7',
+  },
+  'seed:demo': {
+    summary: 'Demo organizers, events across time zones, users and registrations (once; prints the demo users)',
+    flags: password(false),
+    example: 'seed:demo',
+    notes: ['Without a password the demo users get a random one, printed with them.'],
+  },
+  'migration:run': {
+    summary: 'Applies pending migrations (the server also does at start-up unless MIGRATIONS_RUN=false)',
+    flags: {},
+    example: 'migration:run',
+  },
+  'migration:revert': {
+    summary: 'Reverts the last applied migration',
+    flags: {},
+    example: 'migration:revert',
+  },
+  'migration:generate': {
+    summary: 'Writes a migration for what the entities changed, compared with the existing migrations',
+    flags: {
+      name: {
+        value: 'NAME',
+        description: 'Name of the migration file: lowercase words joined by "-"',
+        required: true,
+        check: migrationName,
+      },
+    },
+    example: 'migration:generate --name add-ticket-types',
+    notes: ['Compares against a scratch embedded database, never the configured one. Writes into src/database/migrations/.'],
+  },
+} satisfies Record<string, CommandSpec>;
+
+export type CommandName = keyof typeof commands;
+
+export const COMMANDS: Record<CommandName, CommandSpec> = commands;
+
+export function isCommand(name: string): name is CommandName {
+  return Object.hasOwn(COMMANDS, name);
+}
