@@ -30,7 +30,8 @@ export function runCliWithInput(env: Record<string, string>, input: string | und
 
 /** Runs the TypeORM CLI (`npx typeorm …`) in the project. */
 export function runTypeormCli(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
-  return runNode(env, undefined, resolve(ROOT, 'node_modules/typeorm/cli.js'), ...args);
+  // TypeORM colours its output when it thinks a terminal or a CI service reads it (CI=true in .ci/run).
+  return runNode({ NO_COLOR: '1', FORCE_COLOR: '0', ...env }, undefined, resolve(ROOT, 'node_modules/typeorm/cli.js'), ...args);
 }
 
 function runNode(env: Record<string, string>, input: string | undefined, script: string, ...args: string[]): Promise<CliResult> {
