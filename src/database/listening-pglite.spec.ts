@@ -87,6 +87,17 @@ describe('ListeningPGlite', () => {
     await send(closeStatement('u'), sync());
   });
 
+  it('interrupts before an SQL EXECUTE of a statement prepared as UNLISTEN', async () => {
+    await send(parse('quiet', 'UNLISTEN *'), sync());
+    events = [];
+    await send(query('EXECUTE quiet'));
+    expect(kinds()).toEqual(['interrupted', 'out ZI', 'listening']);
+    await send(query('DEALLOCATE quiet'));
+    events = [];
+    await send(query("SELECT 'execute quiet'"));
+    expect(kinds()).toEqual(['out ZI']);
+  });
+
   it('is not fooled by words that merely contain UNLISTEN or DISCARD, nor by a DISCARD that keeps LISTEN', async () => {
     await send(query("SELECT 'discarded_at' AS unlistened; DISCARD PLANS"));
     expect(kinds()).toEqual(['out ZI']);
