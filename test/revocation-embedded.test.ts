@@ -33,6 +33,7 @@ onEmbedded('revocation on the embedded database, with the credential cache on', 
   });
 
   const viewerStatus = async (token: string) => (await graphql(t.url, '{ viewer { id } }', { privateToken: token })).status;
+  const revokeSql = 'UPDATE personal_access_tokens SET revoked_at = now() WHERE id = $1';
 
   /** The SQL statements `action` makes this server run that mention `table`. */
   async function statementsOn(table: string, action: () => Promise<unknown>): Promise<string[]> {
@@ -49,6 +50,11 @@ onEmbedded('revocation on the embedded database, with the credential cache on', 
       logger.logQuery = original;
     }
     return seen;
+  }
+
+  /** Accepted from memory: no statement on the token's table (a suspended cache would read it). */
+  async function expectCachedAcceptance(token: string): Promise<void> {
+    expect(await statementsOn('personal_access_tokens', async () => expect(await viewerStatus(token)).toBe(200))).toEqual([]);
   }
 
   /** An authorization code exchange with a code that does not exist: tells a known client (invalid_grant) from a refused one. */
@@ -83,7 +89,7 @@ onEmbedded('revocation on the embedded database, with the credential cache on', 
     for (let trial = 0; trial < 2; trial++) {
       const { token, tokenId } = await createUserWithToken(t);
       expect(await viewerStatus(token)).toBe(200);
-      expect(await viewerStatus(token)).toBe(200); // from the cache
+      await expectCachedAcceptance(token);
       const revoked = await runCli(t.databaseEnv, 'tokens:revoke', '--id', tokenId);
       expect(revoked.stderr).toBe('');
       expect(revoked.code).toBe(0);
@@ -94,7 +100,7 @@ onEmbedded('revocation on the embedded database, with the credential cache on', 
   it('refuses every cached token of a user as soon as users:block has answered', async () => {
     const { user, token } = await createUserWithToken(t);
     expect(await viewerStatus(token)).toBe(200);
-    expect(await viewerStatus(token)).toBe(200);
+    await expectCachedAcceptance(token);
     const blocked = await runCli(t.databaseEnv, 'users:block', '--username', user.username);
     expect(blocked.json).toMatchObject({ username: user.username, state: 'blocked' });
     expect(await viewerStatus(token)).toBe(401);
@@ -103,7 +109,10 @@ onEmbedded('revocation on the embedded database, with the credential cache on', 
   it('refuses a cached OAuth client as soon as apps:rotate-secret has answered, and accepts the new secret', async () => {
     const client = await registerApp(t, (await createUser(t)).id);
     expect(await exchange(client.clientId, client.clientSecret)).toBe('invalid_grant');
-    expect(await exchange(client.clientId, client.clientSecret)).toBe('invalid_grant');
+    const fromMemory = await statementsOn('oauth_applications', async () =>
+      expect(await exchange(client.clientId, client.clientSecret)).toBe('invalid_grant'),
+    );
+    expect(fromMemory).toEqual([]);
     const rotated = await runCli(t.databaseEnv, 'apps:rotate-secret', '--id', client.applicationId);
     expect(rotated.code).toBe(0);
     expect(await exchange(client.clientId, client.clientSecret)).toBe('invalid_client');
@@ -115,13 +124,13 @@ onEmbedded('revocation on the embedded database, with the credential cache on', 
     const inTransaction = await createUserWithToken(t);
     for (const { token } of [autocommit, inTransaction]) expect(await viewerStatus(token)).toBe(200);
 
-    await operator.query('UPDATE personal_access_tokens SET revoked_at = now() WHERE id = $1', [autocommit.tokenId]);
+    await operator.query(revokeSql, [autocommit.tokenId]);
     expect(await viewerStatus(autocommit.token)).toBe(401);
     expect(await viewerStatus(inTransaction.token)).toBe(200);
 
     // (No request in between: while a client's transaction is open, PGlite serves no other client.)
     await operator.query('BEGIN');
-    await operator.query('UPDATE personal_access_tokens SET revoked_at = now() WHERE id = $1', [inTransaction.tokenId]);
+    await operator.query(revokeSql, [inTransaction.tokenId]);
     await operator.query('COMMIT');
     expect(await viewerStatus(inTransaction.token)).toBe(401);
 
@@ -133,14 +142,51 @@ onEmbedded('revocation on the embedded database, with the credential cache on', 
       const { token, tokenId } = await createUserWithToken(t);
       expect(await viewerStatus(token)).toBe(200);
       await operator.query(statement);
-      await operator.query('UPDATE personal_access_tokens SET revoked_at = now() WHERE id = $1', [tokenId]);
+      await operator.query(revokeSql, [tokenId]);
       expect(await viewerStatus(token)).toBe(401);
       // Listening again, and caching again.
       const next = await createUserWithToken(t);
       expect(await viewerStatus(next.token)).toBe(200);
       expect(await statementsOn('personal_access_tokens', () => viewerStatus(next.token))).toEqual([]);
-      await operator.query('UPDATE personal_access_tokens SET revoked_at = now() WHERE id = $1', [next.tokenId]);
+      await operator.query(revokeSql, [next.tokenId]);
       expect(await viewerStatus(next.token)).toBe(401);
+    }
+  });
+
+  it('still refuses a revoked token after a client ends LISTEN with a statement it prepared long before (Bind and Execute only)', async () => {
+    const unlisten = { name: 'unlisten_later', text: 'UNLISTEN *' };
+    await operator.query(unlisten); // Parse, Bind, Execute: noticed, and LISTEN is issued again
+    const { token, tokenId } = await createUserWithToken(t);
+    expect(await viewerStatus(token)).toBe(200);
+    await expectCachedAcceptance(token);
+    await operator.query(unlisten); // the driver only binds and executes it now
+    await operator.query(revokeSql, [tokenId]);
+    expect(await viewerStatus(token)).toBe(401);
+  });
+
+  it('refuses a cached token whose revocation was committed by an exchange that ends inside a new transaction', async () => {
+    const { token, tokenId } = await createUserWithToken(t);
+    expect(await viewerStatus(token)).toBe(200);
+    await expectCachedAcceptance(token);
+    // PostgreSQL sends the session its notification only when it is idle again, at the next COMMIT.
+    await operator.query(`BEGIN; UPDATE personal_access_tokens SET revoked_at = now() WHERE id = '${tokenId}'; COMMIT; BEGIN`);
+
+    // The request is answered from memory or waits for the database (busy with the operator's transaction).
+    const logger = t.get(DataSource).logger;
+    const original = logger.logQuery.bind(logger);
+    let reading!: () => void;
+    const readsToken = new Promise<void>((resolve) => (reading = resolve));
+    logger.logQuery = (sql, ...rest) => {
+      if (sql.includes('personal_access_tokens')) reading();
+      return original(sql, ...rest);
+    };
+    try {
+      const status = viewerStatus(token);
+      await Promise.race([readsToken, status]);
+      await operator.query('COMMIT');
+      expect(await status).toBe(401);
+    } finally {
+      logger.logQuery = original;
     }
   });
 });

@@ -22,7 +22,8 @@ import { PrivateTokenStrategy } from './strategies/private-token.strategy.js';
       provide: CredentialCache,
       inject: [APP_CONFIG, DATABASE_TARGET],
       // Only where every change is heard: a PostgreSQL server's notifications, or the embedded database
-      // this process holds. A process that goes through another one's socket (the CLI) caches nothing.
+      // this process holds. The CLI caches nothing through a running server's socket; when it opens the
+      // embedded database itself (no server running) it holds it and caches like a server, harmlessly.
       useFactory: (config: AppConfig, target: DatabaseTarget) =>
         new CredentialCache(target.kind === 'server' || target.notifications ? config.auth.cacheTtlMs : 0),
     },

@@ -114,10 +114,10 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
   private async listenInProcess(notifications: InProcessNotifications): Promise<void> {
     await notifications.subscribe(CREDENTIAL_CHANNEL, {
       notified: (payload) => this.evict(payload),
-      interrupted: () => {
-        this.logger.warn(
-          'Change notifications may be missed (a database client ran UNLISTEN or DISCARD); credential cache off until listening again',
-        );
+      interrupted: (cause, routine) => {
+        const message = `Change notifications may be missed or late (${cause}); credential cache off until they are heard again`;
+        if (routine) this.logger.debug(message);
+        else this.logger.warn(message);
         this.cache.suspend();
       },
       listening: () => this.cache.resume(),

@@ -99,4 +99,67 @@ describe('ProtocolTap', () => {
     tap.reset();
     expect(tap.atMessageBoundary).toBe(true);
   });
+
+  it('keeps nothing that points into a chunk: the chunk may be overwritten as soon as feed returns', () => {
+    const taken = notification('agora_credentials', 'users:1');
+    const stream = Buffer.concat([commandComplete, taken, ready('I')]);
+    for (const cut of [2, commandComplete.length + 3, commandComplete.length + 9, stream.length - 3]) {
+      const events: string[] = [];
+      const forwarded: Buffer[] = [];
+      const tap = new ProtocolTap({
+        notification: (channel, payload) => (events.push(`notified ${channel} ${payload}`), true),
+        ready: (status) => events.push(`ready ${status}`),
+        complete: (tag) => events.push(`complete ${tag}`),
+      });
+      // One reused buffer, as PGlite's output lives in wasm memory.
+      const memory = Buffer.alloc(stream.length);
+      for (const [from, to] of [[0, cut], [cut, stream.length]] as const) {
+        stream.copy(memory, 0, from, to);
+        tap.feed(memory.subarray(0, to - from), (bytes) => forwarded.push(Buffer.from(bytes)));
+        memory.fill(0xff);
+      }
+      expect(events).toEqual(['complete COMMIT', 'notified agora_credentials users:1', 'ready I']);
+      expect(Buffer.concat(forwarded).equals(Buffer.concat([commandComplete, ready('I')]))).toBe(true);
+    }
+  });
+
+  it('hears two notifications that come back to back, in order, and takes both out', () => {
+    const stream = Buffer.concat([notification('agora_credentials', 'a'), notification('agora_credentials', 'b'), ready('I')]);
+    for (const cuts of [[], [3], [stream.length - 8], [notification('agora_credentials', 'a').length]]) {
+      const { events, forwarded } = run(stream, cuts);
+      expect(events.filter((e) => !e.startsWith('forwarded'))).toEqual([
+        'notified agora_credentials a',
+        'notified agora_credentials b',
+        'ready I',
+      ]);
+      expect(forwarded.equals(ready('I'))).toBe(true);
+    }
+  });
+
+  it('reads a ReadyForQuery split across chunks at every byte, and reports its status before forwarding it', () => {
+    const stream = Buffer.concat([commandComplete, ready('T')]);
+    for (let cut = commandComplete.length + 1; cut <= stream.length; cut++) {
+      const { events, forwarded } = run(stream, cut < stream.length ? [cut] : []);
+      expect(forwarded.equals(stream)).toBe(true);
+      const statusSent = events.findIndex((e, i) => e.startsWith('forwarded') && i > events.indexOf('ready T'));
+      expect(events).toContain('ready T');
+      expect(statusSent).toBeGreaterThan(events.indexOf('ready T'));
+    }
+  });
+
+  it('reports a CommandComplete tag however it is cut, while forwarding the message unchanged', () => {
+    const stream = Buffer.concat([message('C', 'COMMIT PREPARED\0'), ready('I')]);
+    for (const cuts of cutsOf(stream.length)) {
+      const tags: string[] = [];
+      const forwarded: Buffer[] = [];
+      const tap = new ProtocolTap({ notification: () => false, ready: () => undefined, complete: (tag) => tags.push(tag) });
+      let at = 0;
+      for (const cut of [...cuts, stream.length]) {
+        tap.feed(stream.subarray(at, cut), (bytes) => forwarded.push(Buffer.from(bytes)));
+        at = cut;
+      }
+      expect(tags).toEqual(['COMMIT PREPARED']);
+      expect(Buffer.concat(forwarded).equals(stream)).toBe(true);
+    }
+  });
 });

@@ -1,27 +1,36 @@
 const NOTIFICATION_RESPONSE = 0x41; // 'A'
+const COMMAND_COMPLETE = 0x43; // 'C'
 const READY_FOR_QUERY = 0x5a; // 'Z'
 const HEADER_LENGTH = 5; // type byte, then an Int32 length that counts itself
 
 export interface ProtocolTapHandlers {
   /** A NotificationResponse, whole; true takes it out of the stream. Called before any later byte is forwarded. */
   notification(channel: string, payload: string): boolean;
-  /** A ReadyForQuery's transaction status: `I` idle, `T` in a transaction block, `E` in a failed one. */
+  /** A ReadyForQuery's transaction status: `I` idle, `T` in a transaction block, `E` in a failed one. Called before its status byte is forwarded. */
   ready(status: string): void;
+  /** A CommandComplete's tag (`COMMIT`, `INSERT 0 1`), once whole and before any later byte is forwarded; the message itself is forwarded as it comes. */
+  complete?(tag: string): void;
+  /** Every message's type byte (`E` for an ErrorResponse), once its header is read. */
+  message?(type: string): void;
 }
 
 /**
  * Follows a PostgreSQL backend's output as it streams to a client, in chunks that may split messages
  * anywhere: notifications are held back until whole, handed to `notification` and kept or taken out;
- * every other byte is forwarded as it comes, in as few pieces as the chunks it arrived in.
+ * every other byte is forwarded as it comes, in as few pieces as the chunks it arrived in. Chunks may be
+ * views into memory that is reused once `feed` returns (PGlite's wasm heap): whatever is kept is copied.
  */
 export class ProtocolTap {
   private readonly header = new Uint8Array(HEADER_LENGTH);
+  private readonly headerView = new DataView(this.header.buffer);
   private headerRead = 0;
   private bodyLeft = 0;
   /** The message being read is a notification: its bytes are held back, not forwarded. */
   private holding = false;
   /** The held notification, header included, once its length is known. */
   private held?: { bytes: Uint8Array; filled: number };
+  /** The CommandComplete being read: a copy of its body, forwarded all the same. */
+  private tag?: { bytes: Uint8Array; filled: number };
   private readyStatusNext = false;
   private readonly decoder = new TextDecoder();
 
@@ -38,6 +47,7 @@ export class ProtocolTap {
     this.bodyLeft = 0;
     this.holding = false;
     this.held = undefined;
+    this.tag = undefined;
     this.readyStatusNext = false;
   }
 
@@ -48,16 +58,20 @@ export class ProtocolTap {
     while (i < chunk.length) {
       if (this.bodyLeft > 0) {
         const n = Math.min(this.bodyLeft, chunk.length - i);
-        if (this.held) {
-          this.held.bytes.set(chunk.subarray(i, i + n), this.held.filled);
-          this.held.filled += n;
+        const copy = this.held ?? this.tag;
+        if (copy) {
+          copy.bytes.set(chunk.subarray(i, i + n), copy.filled);
+          copy.filled += n;
         } else if (this.readyStatusNext) {
           this.readyStatusNext = false;
           this.handlers.ready(String.fromCharCode(chunk[i]!));
         }
         i += n;
         this.bodyLeft -= n;
-        if (this.bodyLeft === 0 && this.held) from = this.judge(i, forward);
+        if (this.bodyLeft === 0) {
+          if (this.held) from = this.judge(i, forward);
+          else if (this.tag) this.completed();
+        }
         continue;
       }
       if (this.headerRead === 0) {
@@ -67,13 +81,18 @@ export class ProtocolTap {
       this.header[this.headerRead++] = chunk[i++]!;
       if (this.headerRead < HEADER_LENGTH) continue;
       this.headerRead = 0;
-      this.bodyLeft = new DataView(this.header.buffer).getInt32(1) - 4;
+      this.bodyLeft = this.headerView.getInt32(1) - 4;
+      this.handlers.message?.(String.fromCharCode(this.header[0]!));
       if (this.holding) {
         const bytes = new Uint8Array(HEADER_LENGTH + this.bodyLeft);
         bytes.set(this.header);
         this.held = { bytes, filled: HEADER_LENGTH };
         if (this.bodyLeft === 0) from = this.judge(i, forward);
       } else if (this.header[0] === READY_FOR_QUERY) this.readyStatusNext = this.bodyLeft > 0;
+      else if (this.header[0] === COMMAND_COMPLETE && this.handlers.complete) {
+        this.tag = { bytes: new Uint8Array(this.bodyLeft), filled: 0 };
+        if (this.bodyLeft === 0) this.completed();
+      }
     }
     if (!this.holding && from < chunk.length) forward(from === 0 ? chunk : chunk.subarray(from));
   }
@@ -89,5 +108,12 @@ export class ProtocolTap {
     const payload = this.decoder.decode(bytes.subarray(channelEnd + 1, payloadEnd));
     if (!this.handlers.notification(channel, payload)) forward(bytes);
     return resumeAt;
+  }
+
+  private completed(): void {
+    const { bytes } = this.tag!;
+    this.tag = undefined;
+    const end = bytes.indexOf(0);
+    this.handlers.complete!(this.decoder.decode(end === -1 ? bytes : bytes.subarray(0, end)));
   }
 }
