@@ -261,7 +261,9 @@ async function eventsBenchmark(): Promise<string> {
       '',
       `**Memory:** the server's resident size after each ${SECONDS} s round of the listing at 100,000 events: ${resident
         .map((mb) => `${mb} MB`)
-        .join(', ')}; the last round ${growth.toFixed(2)}× the median of the earlier ones (target ≤ 1.10×, not growing): ${growth <= 1.1 ? 'met' : 'NOT met'}.`,
+        .join(
+          ', ',
+        )}; the last round ${growth.toFixed(2)}× the median of the earlier ones (target ≤ 1.10×, not growing): ${growth <= 1.1 ? 'met' : 'NOT met'}.`,
       '',
       `**The larger database costs ${cost.toFixed(2)}×** the smaller per request (p99 ${(large.p99Ms / Math.max(small.p99Ms, 1)).toFixed(2)}×; target ≤ 1.30×, zero errors): ${
         cost <= 1.3 && errors === 0 ? 'met' : 'NOT met'

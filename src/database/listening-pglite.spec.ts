@@ -56,7 +56,8 @@ describe('ListeningPGlite', () => {
       await db.execProtocolRawStream(message, {
         onRawData: (data) => {
           for (let at = data.indexOf(0x5a); at !== -1 && at + 5 < data.length; at = data.indexOf(0x5a, at + 1))
-            if (Buffer.from(data.buffer, data.byteOffset, data.byteLength).readInt32BE(at + 1) === 5) events.push(`out Z${String.fromCharCode(data[at + 5]!)}`);
+            if (Buffer.from(data.buffer, data.byteOffset, data.byteLength).readInt32BE(at + 1) === 5)
+              events.push(`out Z${String.fromCharCode(data[at + 5]!)}`);
         },
       });
   }

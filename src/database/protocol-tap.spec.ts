@@ -113,7 +113,10 @@ describe('ProtocolTap', () => {
       });
       // One reused buffer, as PGlite's output lives in wasm memory.
       const memory = Buffer.alloc(stream.length);
-      for (const [from, to] of [[0, cut], [cut, stream.length]] as const) {
+      for (const [from, to] of [
+        [0, cut],
+        [cut, stream.length],
+      ] as const) {
         stream.copy(memory, 0, from, to);
         tap.feed(memory.subarray(0, to - from), (bytes) => forwarded.push(Buffer.from(bytes)));
         memory.fill(0xff);
