@@ -51,7 +51,7 @@ async function viewerBenchmark(): Promise<string> {
     await stopProcess(bare);
   }
 
-  const viewer = async ({ env, url, pid }: { env: Record<string, string>; url: string; pid: number }, name: string) => {
+  const viewer = async ({ env, url, pid }: AgoraContext, name: string) => {
     const token = cli(env, 'tokens:create', '--user', 'bench', '--name', 'bench', '--scopes', 'read_api').token as string;
     return measure(name, `${url}/graphql`, { 'private-token': token }, pid);
   };
@@ -353,7 +353,7 @@ const BENCH_USER = [
 ];
 
 /** A migrated database of its own with a user `bench`, and Agora serving it in its own process. */
-async function withAgora<T>(fn: (ctx: { env: Record<string, string>; url: string; pid: number }) => Promise<T>): Promise<T> {
+async function withAgora<T>(fn: (ctx: AgoraContext) => Promise<T>): Promise<T> {
   const database = `agora_bench_${process.pid}_${Date.now().toString(36)}`;
   execFileSync('psql', [DATABASE_URL, '-qc', `CREATE DATABASE ${database}`]);
   const dbUrl = new URL(DATABASE_URL);
@@ -364,28 +364,35 @@ async function withAgora<T>(fn: (ctx: { env: Record<string, string>; url: string
     NODE_ENV: 'production',
     SECRET_KEY: randomBytes(32).toString('base64url'),
   };
-  const port = await freePort();
   try {
     cli(env, 'migration:run');
     cli(env, ...BENCH_USER);
-    const server = await startProcess(
-      'node',
-      [...SERVER_NODE_ARGS, join(root, 'dist/src/main.js')],
-      { ...env, PORT: String(port), HOST: '127.0.0.1' },
-      `http://127.0.0.1:${port}/healthz`,
-    );
-    try {
-      return await fn({ env, url: `http://127.0.0.1:${port}`, pid: server.pid! });
-    } finally {
-      await stopProcess(server);
-    }
+    return await serveAgora(env, fn);
   } finally {
     execFileSync('psql', [DATABASE_URL, '-qc', `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`]);
   }
 }
 
+type AgoraContext = { env: Record<string, string>; url: string; pid: number };
+
+/** Agora's server in its own process with `env`, for the time `fn` runs. */
+async function serveAgora<T>(env: Record<string, string>, fn: (ctx: AgoraContext) => Promise<T>): Promise<T> {
+  const port = await freePort();
+  const server = await startProcess(
+    'node',
+    [...SERVER_NODE_ARGS, join(root, 'dist/src/main.js')],
+    { ...env, PORT: String(port), HOST: '127.0.0.1' },
+    `http://127.0.0.1:${port}/healthz`,
+  );
+  try {
+    return await fn({ env, url: `http://127.0.0.1:${port}`, pid: server.pid! });
+  } finally {
+    await stopProcess(server);
+  }
+}
+
 /** Agora on an embedded database of its own (DATA_DIR, no DATABASE_URL), with a user `bench` made by the CLI through its socket. */
-async function withEmbeddedAgora<T>(fn: (ctx: { env: Record<string, string>; url: string; pid: number }) => Promise<T>): Promise<T> {
+async function withEmbeddedAgora<T>(fn: (ctx: AgoraContext) => Promise<T>): Promise<T> {
   const env = {
     DATABASE_URL: '',
     DATA_DIR: mkdtempSync(join(scratch, 'embedded-')),
@@ -393,20 +400,12 @@ async function withEmbeddedAgora<T>(fn: (ctx: { env: Record<string, string>; url
     NODE_ENV: 'production',
     SECRET_KEY: randomBytes(32).toString('base64url'),
   };
-  const port = await freePort();
   try {
-    const server = await startProcess(
-      'node',
-      [...SERVER_NODE_ARGS, join(root, 'dist/src/main.js')],
-      { ...env, PORT: String(port), HOST: '127.0.0.1' },
-      `http://127.0.0.1:${port}/healthz`,
-    );
-    try {
+    // The CLI reaches the embedded database through the running server's socket.
+    return await serveAgora(env, (ctx) => {
       cli(env, ...BENCH_USER);
-      return await fn({ env, url: `http://127.0.0.1:${port}`, pid: server.pid! });
-    } finally {
-      await stopProcess(server);
-    }
+      return fn(ctx);
+    });
   } finally {
     rmSync(env.DATA_DIR, { recursive: true, force: true });
   }

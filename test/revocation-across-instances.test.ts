@@ -4,7 +4,7 @@ import { UsersService } from '../src/users/users.service.js';
 import { serverUrl } from './support/database.js';
 import { createUser, createUserWithToken } from './support/fixtures.js';
 import { graphql } from './support/http.js';
-import { registerApp } from './support/oauth.js';
+import { registerApp, unknownCodeError } from './support/oauth.js';
 import { proxyDatabase, TcpProxy } from './support/tcp-proxy.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -65,19 +65,7 @@ onServer('revocation across instances', () => {
     proxy.delayMs = 150;
     const owner = await createUser(a);
     const client = await registerApp(a, owner.id);
-    const exchange = (t: TestApp, secret: string) =>
-      fetch(`${t.url}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'authorization_code',
-          code: 'unknown-code',
-          redirect_uri: 'http://localhost:4000/callback',
-          code_verifier: 'a'.repeat(43),
-          client_id: client.clientId,
-          client_secret: secret,
-        }),
-      }).then(async (res) => ((await res.json()) as { error: string }).error);
+    const exchange = (t: TestApp, secret: string) => unknownCodeError(t.url, client.clientId, secret);
     expect(await exchange(b, client.clientSecret)).toBe('invalid_grant'); // the client is now in B's cache
     await a.get(ApplicationsService).rotateSecret(client.applicationId, owner.id);
     expect(await exchange(b, client.clientSecret)).toBe('invalid_client');

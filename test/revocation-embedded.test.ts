@@ -4,7 +4,7 @@ import { EmbeddedPostgres } from '../src/database/embedded-postgres.js';
 import { serverUrl } from './support/database.js';
 import { createUser, createUserWithToken } from './support/fixtures.js';
 import { graphql } from './support/http.js';
-import { registerApp } from './support/oauth.js';
+import { registerApp, unknownCodeError } from './support/oauth.js';
 import { runCli } from './support/processes.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -57,20 +57,7 @@ onEmbedded('revocation on the embedded database, with the credential cache on', 
     expect(await statementsOn('personal_access_tokens', async () => expect(await viewerStatus(token)).toBe(200))).toEqual([]);
   }
 
-  /** An authorization code exchange with a code that does not exist: tells a known client (invalid_grant) from a refused one. */
-  const exchange = (clientId: string, clientSecret: string) =>
-    fetch(`${t.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: 'unknown-code',
-        redirect_uri: 'http://localhost:4000/callback',
-        code_verifier: 'a'.repeat(43),
-        client_id: clientId,
-        client_secret: clientSecret,
-      }),
-    }).then(async (res) => ((await res.json()) as { error: string }).error);
+  const exchange = (clientId: string, clientSecret: string) => unknownCodeError(t.url, clientId, clientSecret);
 
   it('answers a personal token and an OAuth client it has verified from memory, without reading them again', async () => {
     const { token } = await createUserWithToken(t);

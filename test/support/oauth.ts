@@ -7,6 +7,26 @@ import type { User } from '../../src/users/user.model.js';
 
 export const REDIRECT_URI = 'http://localhost:4000/callback';
 
+/**
+ * The error of a token request that redeems a code that does not exist: `invalid_grant` from a client
+ * the server accepts, `invalid_client` from one it refuses (e.g. a rotated secret).
+ */
+export async function unknownCodeError(baseUrl: string, clientId: string, clientSecret: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: 'unknown-code',
+      redirect_uri: REDIRECT_URI,
+      code_verifier: 'a'.repeat(43),
+      client_id: clientId,
+      client_secret: clientSecret,
+    }),
+  });
+  return ((await res.json()) as { error: string }).error;
+}
+
 export interface RegisteredApp {
   clientId: string;
   clientSecret: string;
