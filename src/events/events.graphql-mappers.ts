@@ -7,52 +7,39 @@ import { EventError } from './events.errors.js';
 import type { Attendee, Event, Organizer, OrganizerMember, Registration, TicketType } from './events.model.js';
 
 /**
- * The GraphQL edge's view of the events domain: models become GraphQL objects (global IDs, enum
- * names), each keeping its model under MODEL for the field resolvers of its relations.
+ * The GraphQL edge's view of the events domain: each object is its domain model, spread, with what the
+ * schema shows differently (global IDs, enum names, computed fields) put over it, and the model itself
+ * kept under MODEL for the field resolvers of its relations. A field the schema names like the model
+ * needs nothing here: a column added to an entity reaches GraphQL once the `.graphql` file has it.
+ * These are the parent types of the generated resolver types (scripts/codegen.mjs, `mappers`).
  */
 export const MODEL = Symbol('model');
 
-export type GqlOrganizer = Omit<G.Organizer, 'viewerRole' | 'events' | 'members'> & { [MODEL]: Organizer };
-export type GqlEvent = Omit<G.Event, 'organizer' | 'ticketTypes' | 'onlineUrl' | 'viewerRegistration' | 'registrations' | 'phase'> & {
-  [MODEL]: Event;
-};
-export type GqlTicketType = Omit<G.TicketType, 'event' | 'onSale'> & { [MODEL]: TicketType };
-export type GqlRegistration = Omit<G.Registration, 'event' | 'ticketType' | 'user' | 'attendees'> & { [MODEL]: Registration };
-export type GqlAttendee = Omit<G.Attendee, 'registration'> & { [MODEL]: Attendee };
-export type GqlMember = Omit<G.OrganizerMember, 'organizer' | 'user'> & { [MODEL]: OrganizerMember };
+type Shown<M, Over> = Omit<M, keyof Over> & Over & { [MODEL]: M };
+
+export type GqlOrganizer = Shown<Organizer, Pick<G.Organizer, 'id'>>;
+export type GqlEvent = Shown<Event, Pick<G.Event, 'id' | 'format' | 'status' | 'visibility' | 'spotsLeft'>>;
+export type GqlTicketType = Shown<TicketType, Pick<G.TicketType, 'id' | 'price' | 'remaining'>>;
+export type GqlRegistration = Shown<Registration, Pick<G.Registration, 'id' | 'referenceCode' | 'status'>>;
+export type GqlAttendee = Shown<Attendee, Pick<G.Attendee, 'id'>>;
+export type GqlMember = Shown<OrganizerMember, Pick<G.OrganizerMember, 'role'>>;
 
 const upper = <T extends string>(value: string): T => value.toUpperCase() as T;
 /** A GraphQL enum value as the domain spells it: `IN_PERSON` → `in_person`. */
 export const lower = <T extends string>(value: string): T => value.toLowerCase() as T;
 
 export function toGqlOrganizer(o: Organizer): GqlOrganizer {
-  return {
-    id: toGlobalId('Organizer', o.id),
-    slug: o.slug,
-    name: o.name,
-    description: o.description,
-    websiteUrl: o.websiteUrl,
-    createdAt: o.createdAt,
-    [MODEL]: o,
-  };
+  return { ...o, id: toGlobalId('Organizer', o.id), [MODEL]: o };
 }
 
 export function toGqlEvent(e: Event): GqlEvent {
   return {
+    ...e,
     id: toGlobalId('Event', e.id),
-    slug: e.slug,
-    title: e.title,
-    description: e.description,
-    startsAt: e.startsAt,
-    endsAt: e.endsAt,
-    timeZone: e.timeZone,
     format: upper(e.format),
-    venue: e.venue,
-    capacity: e.capacity,
     spotsLeft: e.capacity === null ? null : e.capacity - e.confirmedSeats,
     status: upper(e.status),
     visibility: upper(e.visibility),
-    publishedAt: e.publishedAt,
     [MODEL]: e,
   };
 }
@@ -69,44 +56,24 @@ export function toGqlEventConnection(page: Page<Event>, count: () => Promise<num
 
 export function toGqlTicketType(t: TicketType): GqlTicketType {
   return {
+    ...t,
     id: toGlobalId('TicketType', t.id),
-    name: t.name,
-    description: t.description,
     price: { amount: t.priceAmount, currency: t.priceCurrency },
-    quantity: t.quantity,
     remaining: t.quantity === null ? null : t.quantity - t.sold,
-    salesStartAt: t.salesStartAt,
-    salesEndAt: t.salesEndAt,
-    hidden: t.hidden,
-    minPerOrder: t.minPerOrder,
-    maxPerOrder: t.maxPerOrder,
     [MODEL]: t,
   };
 }
 
 export function toGqlRegistration(r: Registration): GqlRegistration {
-  return {
-    id: toGlobalId('Registration', r.id),
-    referenceCode: r.reference,
-    status: upper(r.status),
-    quantity: r.quantity,
-    createdAt: r.createdAt,
-    confirmedAt: r.confirmedAt,
-    cancelledAt: r.cancelledAt,
-    [MODEL]: r,
-  };
+  return { ...r, id: toGlobalId('Registration', r.id), referenceCode: r.reference, status: upper(r.status), [MODEL]: r };
 }
 
 export function toGqlAttendee(a: Attendee): GqlAttendee {
-  return { id: toGlobalId('Attendee', a.id), name: a.name, email: a.email, checkedInAt: a.checkedInAt, [MODEL]: a };
+  return { ...a, id: toGlobalId('Attendee', a.id), [MODEL]: a };
 }
 
 export function toGqlMember(m: OrganizerMember): GqlMember {
-  return { role: upper(m.role), createdAt: m.createdAt, [MODEL]: m };
-}
-
-export function toGqlUser(u: { id: string; username: string; name: string }): G.User {
-  return { id: u.id, username: u.username, name: u.name };
+  return { ...m, role: upper(m.role), [MODEL]: m };
 }
 
 /** The uuid behind a global ID given in an input; an ID of another type or of nothing is not found. */

@@ -1,13 +1,11 @@
-import { Args, Context, Mutation, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { Mutation, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { GraphQLError } from 'graphql';
 import { Public } from '../auth/public.decorator.js';
-import { Clock } from '../clock/clock.js';
 import { toConnection, toPageRequest } from '../graphql/connection.js';
-import type { ConnectionArgs } from '../graphql/connection.js';
 import { idOfType } from '../graphql/global-id.js';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
 import type * as G from '../graphql/graphql.schema.js';
-import { EventError } from './events.errors.js';
+import type { FieldResolvers, RootResolvers } from '../graphql/resolver-types.js';
 import {
   COUNT,
   lower,
@@ -22,30 +20,35 @@ import {
 } from './events.graphql-mappers.js';
 import type { GqlEvent, GqlEventConnection } from './events.graphql-mappers.js';
 import type { EventFormatValue, EventVisibilityValue, RegistrationStatusValue } from './events.model.js';
-import { EventsPolicy } from './events.policy.js';
 import { EventsService } from './events.service.js';
 import { GraphqlReaders } from './graphql-readers.js';
 import { RegistrationsService } from './registrations.service.js';
 import { TicketTypesService } from './ticket-types.service.js';
 
+type EventFields = 'organizer' | 'ticketTypes' | 'phase' | 'onlineUrl' | 'viewerRegistration' | 'registrations';
+
 @Resolver('Event')
-export class EventsResolver {
+export class EventsResolver
+  implements
+    FieldResolvers<G.EventResolvers, G.Event, GqlEvent, EventFields>,
+    RootResolvers<G.QueryResolvers, 'events' | 'event'>,
+    RootResolvers<G.MutationResolvers, 'createEvent' | 'updateEvent' | 'publishEvent' | 'cancelEvent' | 'deleteEvent'>
+{
   constructor(
-    private readonly events: EventsService,
-    private readonly ticketTypes: TicketTypesService,
-    private readonly registrations: RegistrationsService,
+    private readonly eventsService: EventsService,
+    private readonly ticketTypesService: TicketTypesService,
+    private readonly registrationsService: RegistrationsService,
     private readonly readers: GraphqlReaders,
-    private readonly clock: Clock,
   ) {}
 
   @Query('events')
   @Public()
-  async list(@Args() args: ConnectionArgs & { filter?: G.EventFilter; orderBy?: G.EventOrder }) {
+  async events(_root: unknown, args: G.QueryEventsArgs): Promise<GqlEventConnection> {
     const filter = args.filter ?? {};
-    const { page, totalCount } = await this.events.list(
+    const { page, totalCount } = await this.eventsService.list(
       {
-        startsAfter: filter.startsAfter ? new Date(filter.startsAfter) : null,
-        startsBefore: filter.startsBefore ? new Date(filter.startsBefore) : null,
+        startsAfter: filter.startsAfter ?? null,
+        startsBefore: filter.startsBefore ?? null,
         organizerSlug: filter.organizerSlug,
         search: filter.search,
       },
@@ -57,17 +60,18 @@ export class EventsResolver {
 
   @Query('event')
   @Public()
-  async event(
-    @Args('id') id: string | undefined,
-    @Args('slug') slug: string | undefined,
-    @Context() ctx: GraphqlContext,
-  ): Promise<GqlEvent | null> {
+  async event(_root: unknown, args: G.QueryEventArgs, ctx: GraphqlContext): Promise<GqlEvent | null> {
+    const { id, slug } = args;
     if ((id == null) === (slug == null))
       throw new GraphQLError('Give exactly one of id and slug.', { extensions: { code: 'BAD_USER_INPUT' } });
     const reader = this.readers.of(ctx);
     const eventId = id != null ? idOfType(id, 'Event') : null;
     const event =
-      slug != null ? await this.events.findVisibleBySlug(reader, slug) : eventId ? await this.events.findVisible(reader, eventId) : null;
+      slug != null
+        ? await this.eventsService.findVisibleBySlug(reader, slug)
+        : eventId
+          ? await this.eventsService.findVisible(reader, eventId)
+          : null;
     return event ? toGqlEvent(event) : null;
   }
 
@@ -77,25 +81,18 @@ export class EventsResolver {
   }
 
   @ResolveField('ticketTypes')
-  async ticketTypesOf(event: GqlEvent, _args: unknown, ctx: GraphqlContext) {
-    return (await this.ticketTypes.visibleOfEvent(this.readers.of(ctx), event[MODEL])).map(toGqlTicketType);
+  async ticketTypes(event: GqlEvent, _args: unknown, ctx: GraphqlContext) {
+    return (await this.ticketTypesService.visibleOfEvent(this.readers.of(ctx), event[MODEL])).map(toGqlTicketType);
   }
 
   @ResolveField('phase')
   phase(event: GqlEvent): G.EventPhase {
-    const now = this.clock.now().getTime();
-    const { startsAt, endsAt } = event[MODEL];
-    return (now < startsAt.getTime() ? 'UPCOMING' : now < endsAt.getTime() ? 'ONGOING' : 'ENDED') as G.EventPhase;
+    return this.eventsService.phaseOf(event[MODEL]).toUpperCase() as G.EventPhase;
   }
 
   @ResolveField('onlineUrl')
-  async onlineUrl(event: GqlEvent, _args: unknown, ctx: GraphqlContext): Promise<string | null> {
-    const model = event[MODEL];
-    if (!model.onlineUrl) return null;
-    const reader = this.readers.of(ctx);
-    if (!reader.userId) return null;
-    const [role, registration] = await Promise.all([reader.role(model.organizerId), reader.activeRegistration(model.id)]);
-    return EventsPolicy.canSeeOnlineUrl(role, registration?.status === 'confirmed') ? model.onlineUrl : null;
+  onlineUrl(event: GqlEvent, _args: unknown, ctx: GraphqlContext): Promise<string | null> {
+    return this.eventsService.onlineUrlFor(this.readers.of(ctx), event[MODEL]);
   }
 
   @ResolveField('viewerRegistration')
@@ -105,27 +102,24 @@ export class EventsResolver {
   }
 
   @ResolveField('registrations')
-  async registrationsOf(event: GqlEvent, args: ConnectionArgs & { status?: G.RegistrationStatus }, ctx: GraphqlContext) {
+  async registrations(event: GqlEvent, args: G.EventRegistrationsArgs, ctx: GraphqlContext) {
     const model = event[MODEL];
-    const role = await this.readers.of(ctx).role(model.organizerId);
-    if (!EventsPolicy.canSeeAttendees(role)) throw EventError.forbidden("see this event's registrations");
+    await this.registrationsService.requireCanSeeRegistrationsOf(this.readers.of(ctx), model);
     const status = args.status ? lower<RegistrationStatusValue>(args.status) : null;
     const page = await this.readers.page(ctx, 'Event.registrations', args, model.id, (ids) =>
-      this.registrations.pagesOfEvents(ids, status, toPageRequest(args)),
+      this.registrationsService.pagesOfEvents(ids, status, toPageRequest(args)),
     );
     return toConnection(page, toGqlRegistration);
   }
 
   @Mutation('createEvent')
-  createEvent(@Args('input') input: G.CreateEventInput, @Context() ctx: GraphqlContext) {
+  createEvent(_root: unknown, { input }: G.MutationCreateEventArgs, ctx: GraphqlContext) {
     return toPayload('event', async () => {
       const organizerId = requireId(input.organizerId, 'Organizer', 'organizerId');
       return toGqlEvent(
-        await this.events.create(this.readers.of(ctx), {
+        await this.eventsService.create(this.readers.of(ctx), {
           ...input,
           organizerId,
-          startsAt: new Date(input.startsAt),
-          endsAt: new Date(input.endsAt),
           format: lower<EventFormatValue>(input.format),
           visibility: input.visibility ? lower<EventVisibilityValue>(input.visibility) : null,
         }),
@@ -134,14 +128,14 @@ export class EventsResolver {
   }
 
   @Mutation('updateEvent')
-  updateEvent(@Args('input') input: G.UpdateEventInput, @Context() ctx: GraphqlContext) {
+  updateEvent(_root: unknown, { input }: G.MutationUpdateEventArgs, ctx: GraphqlContext) {
     return toPayload('event', async () => {
       const eventId = requireId(input.eventId, 'Event', 'eventId');
       return toGqlEvent(
-        await this.events.update(this.readers.of(ctx), eventId, {
+        await this.eventsService.update(this.readers.of(ctx), eventId, {
           ...input,
-          startsAt: input.startsAt ? new Date(input.startsAt) : null,
-          endsAt: input.endsAt ? new Date(input.endsAt) : null,
+          startsAt: input.startsAt ?? null,
+          endsAt: input.endsAt ?? null,
           format: input.format ? lower<EventFormatValue>(input.format) : null,
           visibility: input.visibility ? lower<EventVisibilityValue>(input.visibility) : null,
         }),
@@ -150,30 +144,35 @@ export class EventsResolver {
   }
 
   @Mutation('publishEvent')
-  publishEvent(@Args('input') input: G.EventIdInput, @Context() ctx: GraphqlContext) {
+  publishEvent(_root: unknown, { input }: G.MutationPublishEventArgs, ctx: GraphqlContext) {
     return toPayload('event', async () =>
-      toGqlEvent(await this.events.publish(this.readers.of(ctx), requireId(input.eventId, 'Event', 'eventId'))),
+      toGqlEvent(await this.eventsService.publish(this.readers.of(ctx), requireId(input.eventId, 'Event', 'eventId'))),
     );
   }
 
   @Mutation('cancelEvent')
-  cancelEvent(@Args('input') input: G.EventIdInput, @Context() ctx: GraphqlContext) {
+  cancelEvent(_root: unknown, { input }: G.MutationCancelEventArgs, ctx: GraphqlContext) {
     return toPayload('event', async () =>
-      toGqlEvent(await this.events.cancel(this.readers.of(ctx), requireId(input.eventId, 'Event', 'eventId'))),
+      toGqlEvent(await this.eventsService.cancel(this.readers.of(ctx), requireId(input.eventId, 'Event', 'eventId'))),
     );
   }
 
   @Mutation('deleteEvent')
-  deleteEvent(@Args('input') input: G.EventIdInput, @Context() ctx: GraphqlContext) {
+  deleteEvent(_root: unknown, { input }: G.MutationDeleteEventArgs, ctx: GraphqlContext) {
     return toPayload('deletedEventId', async () => {
-      await this.events.delete(this.readers.of(ctx), requireId(input.eventId, 'Event', 'eventId'));
+      await this.eventsService.delete(this.readers.of(ctx), requireId(input.eventId, 'Event', 'eventId'));
       return input.eventId;
     });
   }
 }
 
 @Resolver('EventConnection')
-export class EventConnectionResolver {
+export class EventConnectionResolver implements FieldResolvers<
+  G.EventConnectionResolvers,
+  G.EventConnection,
+  GqlEventConnection,
+  'totalCount'
+> {
   /**
    * A field resolver, not a function left on the connection for graphql-js's default resolver to call:
    * compiled execution reads fields without a resolver as plain values (see CompiledExecution).

@@ -29,6 +29,7 @@ import type { EventsReader } from './events.reader.js';
 import { EVENT_COLUMNS, toEvent } from './events.rows.js';
 import { OrganizersService } from './organizers.service.js';
 import { checkAll } from '../errors/domain-error.js';
+import { eventPhase, EventPhaseValue } from './schedule.js';
 import { promoteWaitlist } from './waitlist.js';
 
 export interface EventInput {
@@ -230,6 +231,21 @@ export class EventsService {
     ];
     if (count === 0) throw new EventError('EVENT_NOT_DRAFT', 'Only a draft can be deleted; cancel a published event instead.', 'eventId');
     reader.forgetEvent(eventId);
+  }
+
+  /**
+   * The event's online address, for those who may have it: its organizer's team and attendees with a
+   * confirmed registration. The one rule GraphQL and REST both apply.
+   */
+  async onlineUrlFor(reader: EventsReader, event: Event): Promise<string | null> {
+    if (!event.onlineUrl || !reader.userId) return null;
+    const [role, registration] = await Promise.all([reader.role(event.organizerId), reader.activeRegistration(event.id)]);
+    return EventsPolicy.canSeeOnlineUrl(role, registration?.status === 'confirmed') ? event.onlineUrl : null;
+  }
+
+  /** Upcoming, ongoing or ended, now. */
+  phaseOf(event: Pick<Event, 'startsAt' | 'endsAt'>): EventPhaseValue {
+    return eventPhase(event, this.clock.now());
   }
 
   /** The event, if the caller may see it. */

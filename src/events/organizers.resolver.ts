@@ -1,39 +1,37 @@
-import { Args, Context, Mutation, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { Mutation, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { Public } from '../auth/public.decorator.js';
 import { toConnection, toPageRequest } from '../graphql/connection.js';
-import type { ConnectionArgs } from '../graphql/connection.js';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
 import type * as G from '../graphql/graphql.schema.js';
-import { EventError } from './events.errors.js';
-import {
-  lower,
-  MODEL,
-  requireId,
-  toGqlEventConnection,
-  toGqlMember,
-  toGqlOrganizer,
-  toGqlUser,
-  toPayload,
-} from './events.graphql-mappers.js';
-import type { GqlMember, GqlOrganizer } from './events.graphql-mappers.js';
+import type { FieldResolvers, RootResolvers } from '../graphql/resolver-types.js';
+import type { UserProfile } from '../users/user.model.js';
+import { lower, MODEL, requireId, toGqlEventConnection, toGqlMember, toGqlOrganizer, toPayload } from './events.graphql-mappers.js';
+import type { GqlEventConnection, GqlMember, GqlOrganizer } from './events.graphql-mappers.js';
 import type { OrganizerRoleValue } from './events.model.js';
-import { EventsPolicy } from './events.policy.js';
 import { EventsService } from './events.service.js';
 import { GraphqlReaders } from './graphql-readers.js';
 import { OrganizersService } from './organizers.service.js';
 
 @Resolver('Organizer')
-export class OrganizersResolver {
+export class OrganizersResolver
+  implements
+    FieldResolvers<G.OrganizerResolvers, G.Organizer, GqlOrganizer, 'viewerRole' | 'events' | 'members'>,
+    RootResolvers<G.QueryResolvers, 'organizer'>,
+    RootResolvers<
+      G.MutationResolvers,
+      'createOrganizer' | 'updateOrganizer' | 'addOrganizerMember' | 'updateOrganizerMember' | 'removeOrganizerMember'
+    >
+{
   constructor(
-    private readonly organizers: OrganizersService,
-    private readonly events: EventsService,
+    private readonly organizersService: OrganizersService,
+    private readonly eventsService: EventsService,
     private readonly readers: GraphqlReaders,
   ) {}
 
   @Query('organizer')
   @Public()
-  async organizer(@Args('slug') slug: string, @Context() ctx: GraphqlContext): Promise<GqlOrganizer | null> {
-    const organizer = await this.organizers.findBySlug(slug);
+  async organizer(_root: unknown, { slug }: G.QueryOrganizerArgs, ctx: GraphqlContext): Promise<GqlOrganizer | null> {
+    const organizer = await this.organizersService.findBySlug(slug);
     if (organizer) this.readers.of(ctx).organizers.prime(organizer.id, organizer);
     return organizer ? toGqlOrganizer(organizer) : null;
   }
@@ -45,8 +43,8 @@ export class OrganizersResolver {
   }
 
   @ResolveField('events')
-  async eventsOf(organizer: GqlOrganizer, args: ConnectionArgs & { orderBy?: G.EventOrder }, ctx: GraphqlContext) {
-    const { page, totalCount } = await this.events.listOfOrganizer(
+  async events(organizer: GqlOrganizer, args: G.OrganizerEventsArgs, ctx: GraphqlContext): Promise<GqlEventConnection> {
+    const { page, totalCount } = await this.eventsService.listOfOrganizer(
       this.readers.of(ctx),
       organizer[MODEL].id,
       args.orderBy?.direction ?? 'ASC',
@@ -56,33 +54,34 @@ export class OrganizersResolver {
   }
 
   @ResolveField('members')
-  async members(organizer: GqlOrganizer, args: ConnectionArgs, ctx: GraphqlContext) {
+  async members(organizer: GqlOrganizer, args: G.OrganizerMembersArgs, ctx: GraphqlContext) {
     const organizerId = organizer[MODEL].id;
-    if (!EventsPolicy.canSeeAttendees(await this.readers.of(ctx).role(organizerId)))
-      throw EventError.forbidden("see this organizer's team");
+    await this.organizersService.requireCanSeeTeam(this.readers.of(ctx), organizerId);
     const page = await this.readers.page(ctx, 'Organizer.members', args, organizerId, (ids) =>
-      this.organizers.membersPages(ids, toPageRequest(args)),
+      this.organizersService.membersPages(ids, toPageRequest(args)),
     );
     return toConnection(page, toGqlMember);
   }
 
   @Mutation('createOrganizer')
-  createOrganizer(@Args('input') input: G.CreateOrganizerInput, @Context() ctx: GraphqlContext) {
-    return toPayload('organizer', async () => toGqlOrganizer(await this.organizers.create(ctx.principal!.user.id, input)));
+  createOrganizer(_root: unknown, { input }: G.MutationCreateOrganizerArgs, ctx: GraphqlContext) {
+    return toPayload('organizer', async () => toGqlOrganizer(await this.organizersService.create(ctx.principal!.user.id, input)));
   }
 
   @Mutation('updateOrganizer')
-  updateOrganizer(@Args('input') input: G.UpdateOrganizerInput, @Context() ctx: GraphqlContext) {
+  updateOrganizer(_root: unknown, { input }: G.MutationUpdateOrganizerArgs, ctx: GraphqlContext) {
     return toPayload('organizer', async () =>
-      toGqlOrganizer(await this.organizers.update(this.readers.of(ctx), requireId(input.organizerId, 'Organizer', 'organizerId'), input)),
+      toGqlOrganizer(
+        await this.organizersService.update(this.readers.of(ctx), requireId(input.organizerId, 'Organizer', 'organizerId'), input),
+      ),
     );
   }
 
   @Mutation('addOrganizerMember')
-  addMember(@Args('input') input: G.AddOrganizerMemberInput, @Context() ctx: GraphqlContext) {
+  addOrganizerMember(_root: unknown, { input }: G.MutationAddOrganizerMemberArgs, ctx: GraphqlContext) {
     return toPayload('member', async () =>
       toGqlMember(
-        await this.organizers.addMember(
+        await this.organizersService.addMember(
           this.readers.of(ctx),
           requireId(input.organizerId, 'Organizer', 'organizerId'),
           input.username,
@@ -93,10 +92,10 @@ export class OrganizersResolver {
   }
 
   @Mutation('updateOrganizerMember')
-  updateMember(@Args('input') input: G.UpdateOrganizerMemberInput, @Context() ctx: GraphqlContext) {
+  updateOrganizerMember(_root: unknown, { input }: G.MutationUpdateOrganizerMemberArgs, ctx: GraphqlContext) {
     return toPayload('member', async () =>
       toGqlMember(
-        await this.organizers.updateMember(
+        await this.organizersService.updateMember(
           this.readers.of(ctx),
           requireId(input.organizerId, 'Organizer', 'organizerId'),
           input.username,
@@ -107,26 +106,35 @@ export class OrganizersResolver {
   }
 
   @Mutation('removeOrganizerMember')
-  removeMember(@Args('input') input: G.RemoveOrganizerMemberInput, @Context() ctx: GraphqlContext) {
+  removeOrganizerMember(_root: unknown, { input }: G.MutationRemoveOrganizerMemberArgs, ctx: GraphqlContext) {
     return toPayload('organizer', async () =>
       toGqlOrganizer(
-        await this.organizers.removeMember(this.readers.of(ctx), requireId(input.organizerId, 'Organizer', 'organizerId'), input.username),
+        await this.organizersService.removeMember(
+          this.readers.of(ctx),
+          requireId(input.organizerId, 'Organizer', 'organizerId'),
+          input.username,
+        ),
       ),
     );
   }
 }
 
 @Resolver('OrganizerMember')
-export class OrganizerMembersResolver {
+export class OrganizerMembersResolver implements FieldResolvers<
+  G.OrganizerMemberResolvers,
+  G.OrganizerMember,
+  GqlMember,
+  'organizer' | 'user'
+> {
   constructor(private readonly readers: GraphqlReaders) {}
 
   @ResolveField('organizer')
-  async organizer(member: GqlMember, _args: unknown, ctx: GraphqlContext) {
+  async organizer(member: GqlMember, _args: unknown, ctx: GraphqlContext): Promise<GqlOrganizer> {
     return toGqlOrganizer((await this.readers.of(ctx).organizers.load(member[MODEL].organizerId))!);
   }
 
   @ResolveField('user')
-  async user(member: GqlMember, _args: unknown, ctx: GraphqlContext) {
-    return toGqlUser((await this.readers.of(ctx).users.load(member[MODEL].userId))!);
+  async user(member: GqlMember, _args: unknown, ctx: GraphqlContext): Promise<UserProfile> {
+    return (await this.readers.of(ctx).users.load(member[MODEL].userId))!;
   }
 }

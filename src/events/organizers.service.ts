@@ -168,6 +168,11 @@ export class OrganizersService {
     );
   }
 
+  /** An organizer's team (its members and their roles) is for the team: the one rule GraphQL and REST both apply. */
+  async requireCanSeeTeam(reader: EventsReader, organizerId: string): Promise<void> {
+    if (!EventsPolicy.canSeeAttendees(await reader.role(organizerId))) throw EventError.forbidden("see this organizer's team");
+  }
+
   /** The organizers a user belongs to. */
   membershipsOf(userId: string, request: PageRequest): Promise<Page<OrganizerMember>> {
     return this.pages.page(

@@ -1,8 +1,9 @@
-import { Args, Context, Mutation, ResolveField, Resolver } from '@nestjs/graphql';
+import { Mutation, ResolveField, Resolver } from '@nestjs/graphql';
 import { toConnection, toPageRequest } from '../graphql/connection.js';
-import type { ConnectionArgs } from '../graphql/connection.js';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
 import type * as G from '../graphql/graphql.schema.js';
+import type { FieldResolvers, RootResolvers } from '../graphql/resolver-types.js';
+import type { UserProfile } from '../users/user.model.js';
 import { EventError } from './events.errors.js';
 import {
   lower,
@@ -13,103 +14,106 @@ import {
   toGqlMember,
   toGqlRegistration,
   toGqlTicketType,
-  toGqlUser,
   toPayload,
 } from './events.graphql-mappers.js';
-import type { GqlAttendee, GqlRegistration } from './events.graphql-mappers.js';
+import type { GqlAttendee, GqlEvent, GqlRegistration, GqlTicketType } from './events.graphql-mappers.js';
 import type { RegistrationStatusValue } from './events.model.js';
 import { GraphqlReaders } from './graphql-readers.js';
 import { OrganizersService } from './organizers.service.js';
 import { RegistrationsService } from './registrations.service.js';
 
 @Resolver('Registration')
-export class RegistrationsResolver {
+export class RegistrationsResolver
+  implements
+    FieldResolvers<G.RegistrationResolvers, G.Registration, GqlRegistration, 'event' | 'ticketType' | 'user' | 'attendees'>,
+    RootResolvers<G.MutationResolvers, 'registerForEvent' | 'cancelRegistration' | 'checkInAttendee'>
+{
   constructor(
-    private readonly registrations: RegistrationsService,
+    private readonly registrationsService: RegistrationsService,
     private readonly readers: GraphqlReaders,
   ) {}
 
   @ResolveField('event')
-  async event(registration: GqlRegistration, _args: unknown, ctx: GraphqlContext) {
+  async event(registration: GqlRegistration, _args: unknown, ctx: GraphqlContext): Promise<GqlEvent> {
     return toGqlEvent((await this.readers.of(ctx).events.load(registration[MODEL].eventId))!);
   }
 
   // A registrant sees the ticket type they hold, even one hidden since.
   @ResolveField('ticketType')
-  async ticketType(registration: GqlRegistration, _args: unknown, ctx: GraphqlContext) {
+  async ticketType(registration: GqlRegistration, _args: unknown, ctx: GraphqlContext): Promise<GqlTicketType> {
     return toGqlTicketType((await this.readers.of(ctx).ticketTypes.load(registration[MODEL].ticketTypeId))!);
   }
 
   @ResolveField('user')
-  async user(registration: GqlRegistration, _args: unknown, ctx: GraphqlContext) {
-    return toGqlUser((await this.readers.of(ctx).users.load(registration[MODEL].userId))!);
+  async user(registration: GqlRegistration, _args: unknown, ctx: GraphqlContext): Promise<UserProfile> {
+    return (await this.readers.of(ctx).users.load(registration[MODEL].userId))!;
   }
 
   @ResolveField('attendees')
-  async attendees(registration: GqlRegistration, _args: unknown, ctx: GraphqlContext) {
+  async attendees(registration: GqlRegistration, _args: unknown, ctx: GraphqlContext): Promise<GqlAttendee[]> {
     return (await this.readers.of(ctx).attendeesOfRegistration.load(registration[MODEL].id)).map(toGqlAttendee);
   }
 
   @Mutation('registerForEvent')
-  register(@Args('input') input: G.RegisterForEventInput, @Context() ctx: GraphqlContext) {
+  registerForEvent(_root: unknown, { input }: G.MutationRegisterForEventArgs, ctx: GraphqlContext) {
     return toPayload('registration', async () => {
       const eventId = requireId(input.eventId, 'Event', 'eventId');
       const ticketTypeId = requireId(input.ticketTypeId, 'TicketType', 'ticketTypeId');
       return toGqlRegistration(
-        await this.registrations.register(this.readers.of(ctx), { eventId, ticketTypeId, attendees: input.attendees }),
+        await this.registrationsService.register(this.readers.of(ctx), { eventId, ticketTypeId, attendees: input.attendees }),
       );
     });
   }
 
   @Mutation('cancelRegistration')
-  cancel(@Args('input') input: G.CancelRegistrationInput, @Context() ctx: GraphqlContext) {
+  cancelRegistration(_root: unknown, { input }: G.MutationCancelRegistrationArgs, ctx: GraphqlContext) {
     return toPayload('registration', async () =>
       toGqlRegistration(
-        await this.registrations.cancel(this.readers.of(ctx), requireId(input.registrationId, 'Registration', 'registrationId')),
+        await this.registrationsService.cancel(this.readers.of(ctx), requireId(input.registrationId, 'Registration', 'registrationId')),
       ),
     );
   }
 
   @Mutation('checkInAttendee')
-  checkIn(@Args('input') input: G.CheckInAttendeeInput, @Context() ctx: GraphqlContext) {
+  checkInAttendee(_root: unknown, { input }: G.MutationCheckInAttendeeArgs, ctx: GraphqlContext) {
     return toPayload('attendee', async () =>
-      toGqlAttendee(await this.registrations.checkIn(this.readers.of(ctx), requireId(input.attendeeId, 'Attendee', 'attendeeId'))),
+      toGqlAttendee(await this.registrationsService.checkIn(this.readers.of(ctx), requireId(input.attendeeId, 'Attendee', 'attendeeId'))),
     );
   }
 }
 
 @Resolver('Attendee')
-export class AttendeesResolver {
+export class AttendeesResolver implements FieldResolvers<G.AttendeeResolvers, G.Attendee, GqlAttendee, 'registration'> {
   constructor(private readonly readers: GraphqlReaders) {}
 
   @ResolveField('registration')
-  async registration(attendee: GqlAttendee, _args: unknown, ctx: GraphqlContext) {
+  async registration(attendee: GqlAttendee, _args: unknown, ctx: GraphqlContext): Promise<GqlRegistration> {
     return toGqlRegistration((await this.readers.of(ctx).registrations.load(attendee[MODEL].registrationId))!);
   }
 }
 
 /** The viewer's own lists on `User`; asked of anyone else, they are FORBIDDEN. */
 @Resolver('User')
-export class ViewerListsResolver {
+export class ViewerListsResolver implements RootResolvers<G.UserResolvers, 'registrations' | 'organizerMemberships'> {
   constructor(
-    private readonly registrations: RegistrationsService,
-    private readonly organizers: OrganizersService,
+    private readonly registrationsService: RegistrationsService,
+    private readonly organizersService: OrganizersService,
   ) {}
 
   @ResolveField('registrations')
-  async registrationsOf(user: G.User, args: ConnectionArgs & { status?: G.RegistrationStatus }, ctx: GraphqlContext) {
+  async registrations(user: UserProfile, args: G.UserRegistrationsArgs, ctx: GraphqlContext) {
     requireViewer(user, ctx, 'registrations');
     const status = args.status ? lower<RegistrationStatusValue>(args.status) : null;
-    return toConnection(await this.registrations.pageOfUser(user.id, status, toPageRequest(args)), toGqlRegistration);
+    return toConnection(await this.registrationsService.pageOfUser(user.id, status, toPageRequest(args)), toGqlRegistration);
   }
 
   @ResolveField('organizerMemberships')
-  async organizerMemberships(user: G.User, args: ConnectionArgs, ctx: GraphqlContext) {
+  async organizerMemberships(user: UserProfile, args: G.UserOrganizerMembershipsArgs, ctx: GraphqlContext) {
     requireViewer(user, ctx, 'organizer memberships');
-    return toConnection(await this.organizers.membershipsOf(user.id, toPageRequest(args)), toGqlMember);
+    return toConnection(await this.organizersService.membershipsOf(user.id, toPageRequest(args)), toGqlMember);
   }
 }
 
-function requireViewer(user: G.User, ctx: GraphqlContext, what: string): void {
+function requireViewer(user: UserProfile, ctx: GraphqlContext, what: string): void {
   if (ctx.principal?.user.id !== user.id) throw new EventError('FORBIDDEN', `Only ${what} of the authenticated user (viewer) can be read.`);
 }

@@ -9,12 +9,13 @@ import { fetchNumberedPage, NumberedPage } from '../database/offset-page.js';
 import { violatedUniqueConstraint } from '../database/postgres-errors.js';
 import { AttendeeInput, checkAttendees } from './event-validation.js';
 import { EventError } from './events.errors.js';
-import type { Attendee, Registration, RegistrationStatusValue } from './events.model.js';
+import type { Attendee, Event, Registration, RegistrationStatusValue } from './events.model.js';
 import { EventsPolicy } from './events.policy.js';
 import type { EventsReader } from './events.reader.js';
 import { ATTENDEE_COLUMNS, REGISTRATION_COLUMNS, toAttendee, toRegistration } from './events.rows.js';
 import { EventsService } from './events.service.js';
 import { TicketTypesService } from './ticket-types.service.js';
+import { salesState } from './schedule.js';
 import { lockEvent, promoteWaitlist } from './waitlist.js';
 
 export interface RegistrationInput {
@@ -233,6 +234,11 @@ export class RegistrationsService {
     );
   }
 
+  /** An event's registrations are for its organizer's team: the one rule GraphQL and REST both apply. */
+  async requireCanSeeRegistrationsOf(reader: EventsReader, event: Pick<Event, 'organizerId'>): Promise<void> {
+    if (!EventsPolicy.canSeeAttendees(await reader.role(event.organizerId))) throw EventError.forbidden("see this event's registrations");
+  }
+
   /** An event's registrations in numbered pages, oldest first, for its organizer's members. */
   async listOfEventNumbered(
     reader: EventsReader,
@@ -241,7 +247,9 @@ export class RegistrationsService {
     page: number,
     perPage: number,
   ): Promise<NumberedPage<Registration>> {
-    await this.events.requireRole(reader, eventId, EventsPolicy.canSeeAttendees, "see this event's registrations");
+    const event = await this.events.findVisible(reader, eventId);
+    if (!event) throw EventError.notFound('Event', 'eventId');
+    await this.requireCanSeeRegistrationsOf(reader, event);
     const where = ['r.event_id = $1', ...(status ? ['r.status = $2'] : [])];
     return fetchNumberedPage(
       (sql, params) => this.dataSource.query(sql, params),
@@ -274,10 +282,9 @@ function checkOpen(state: SeatState, now: Date): void {
   if (state.status === 'cancelled') throw new EventError('EVENT_CANCELLED', 'This event is cancelled.', 'eventId');
   if (state.status !== 'published') throw new EventError('REGISTRATION_CLOSED', 'This event is not published yet.', 'eventId');
   if (state.ends_at <= now) throw new EventError('EVENT_ENDED', 'This event has ended.', 'eventId');
-  if (state.sales_start_at && state.sales_start_at > now)
-    throw new EventError('SALES_NOT_STARTED', 'Sales of this ticket type have not opened yet.', 'ticketTypeId');
-  if (state.sales_end_at && state.sales_end_at <= now)
-    throw new EventError('SALES_ENDED', 'Sales of this ticket type have closed.', 'ticketTypeId');
+  const sales = salesState({ salesStartAt: state.sales_start_at, salesEndAt: state.sales_end_at }, now);
+  if (sales === 'not_started') throw new EventError('SALES_NOT_STARTED', 'Sales of this ticket type have not opened yet.', 'ticketTypeId');
+  if (sales === 'ended') throw new EventError('SALES_ENDED', 'Sales of this ticket type have closed.', 'ticketTypeId');
 }
 
 function newReference(): string {

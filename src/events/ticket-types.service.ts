@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock } from '../clock/clock.js';
+import { isOnSale } from './schedule.js';
 import { Assignments } from '../database/assignments.js';
 import {
   checkOrderLimits,
@@ -162,6 +163,11 @@ export class TicketTypesService {
   }
 
   /** The ticket type, if the caller may see it (hidden ones: members only). */
+  /** Within its sales window and not sold out, now. */
+  isOnSale(ticketType: TicketType): boolean {
+    return isOnSale(ticketType, this.clock.now());
+  }
+
   async findVisible(reader: EventsReader, ticketTypeId: string): Promise<TicketType | null> {
     const ticketType = await reader.ticketTypes.load(ticketTypeId);
     if (!ticketType) return null;

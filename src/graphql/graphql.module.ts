@@ -26,7 +26,7 @@ import { GRAPHQL_PATH } from './graphql-path.js';
 })
 class GraphqlPolicyModule {}
 
-/** The GraphQL API: schema-first from schema.graphql, served by GraphqlController at /graphql. */
+/** The GraphQL API: schema-first from the feature files (src/<feature>/*.graphql), served by GraphqlController at /graphql. */
 @Module({
   imports: [
     NestGraphQLModule.forRootAsync<ApolloDriverConfig>({
@@ -34,7 +34,7 @@ class GraphqlPolicyModule {}
       imports: [GraphqlPolicyModule],
       inject: [OperationPolicyPlugin],
       useFactory: (policy: OperationPolicyPlugin): ApolloDriverConfig => ({
-        typePaths: [join(projectRoot(), 'schema.graphql')],
+        typePaths: [join(projectRoot(), 'src/**/*.graphql')],
         resolvers: { DateTime: DateTimeScalar },
         path: GRAPHQL_PATH,
         introspection: true,

@@ -50,8 +50,7 @@ export class LegacyEventsController extends LegacyController {
     );
     setPagingHeaders(request, reply, this.config.baseUrl, result);
     const reader = this.reader(request);
-    const now = this.clock.now();
-    return Promise.all(result.items.map((e) => eventJson(e, reader, now)));
+    return Promise.all(result.items.map((e) => eventJson(e, reader, this.eventsService)));
   }
 
   @Post()
@@ -70,7 +69,7 @@ export class LegacyEventsController extends LegacyController {
       timeZone: input.time_zone,
       format: input.format,
     });
-    return eventJson(event, reader, this.clock.now());
+    return eventJson(event, reader, this.eventsService);
   }
 
   @Get(':id')
@@ -79,7 +78,7 @@ export class LegacyEventsController extends LegacyController {
   @ApiOkResponse({ schema: ref('Event') })
   async get(@Req() request: FastifyRequest, @Param('id') id: string) {
     const reader = this.reader(request);
-    return eventJson(await this.event(reader, id), reader, this.clock.now());
+    return eventJson(await this.event(reader, id), reader, this.eventsService);
   }
 
   @Patch(':id')
@@ -92,7 +91,7 @@ export class LegacyEventsController extends LegacyController {
     const reader = this.reader(request);
     const event = await this.event(reader, id);
     const updated = await this.eventsService.update(reader, event.id, toEventChanges(input));
-    return eventJson(updated, reader, this.clock.now());
+    return eventJson(updated, reader, this.eventsService);
   }
 
   @Delete(':id')
@@ -112,7 +111,7 @@ export class LegacyEventsController extends LegacyController {
   @ApiOkResponse({ schema: ref('Event') })
   async publish(@Req() request: FastifyRequest, @Param('id') id: string) {
     const reader = this.reader(request);
-    return eventJson(await this.eventsService.publish(reader, (await this.event(reader, id)).id), reader, this.clock.now());
+    return eventJson(await this.eventsService.publish(reader, (await this.event(reader, id)).id), reader, this.eventsService);
   }
 
   @Post(':id/cancel')
@@ -122,7 +121,7 @@ export class LegacyEventsController extends LegacyController {
   @ApiOkResponse({ schema: ref('Event') })
   async cancel(@Req() request: FastifyRequest, @Param('id') id: string) {
     const reader = this.reader(request);
-    return eventJson(await this.eventsService.cancel(reader, (await this.event(reader, id)).id), reader, this.clock.now());
+    return eventJson(await this.eventsService.cancel(reader, (await this.event(reader, id)).id), reader, this.eventsService);
   }
 
   @Get(':id/ticket_types')

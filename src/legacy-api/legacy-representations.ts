@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Attendee, Event, Organizer, OrganizerMember, Registration, TicketType } from '../events/events.model.js';
-import { EventsPolicy } from '../events/events.policy.js';
+import type { EventsService } from '../events/events.service.js';
 import type { EventsReader } from '../events/events.reader.js';
 
 /**
@@ -121,13 +121,8 @@ export async function memberJson(m: OrganizerMember, reader: EventsReader): Prom
   return { user: { id: user.id, username: user.username, name: user.name }, role: m.role, created_at: m.createdAt.toISOString() };
 }
 
-export async function eventJson(e: Event, reader: EventsReader, now: Date): Promise<z.infer<typeof EventJson>> {
-  let onlineUrl: string | null = null;
-  if (e.onlineUrl && reader.userId) {
-    const [role, registration] = await Promise.all([reader.role(e.organizerId), reader.activeRegistration(e.id)]);
-    if (EventsPolicy.canSeeOnlineUrl(role, registration?.status === 'confirmed')) onlineUrl = e.onlineUrl;
-  }
-  const t = now.getTime();
+export async function eventJson(e: Event, reader: EventsReader, events: EventsService): Promise<z.infer<typeof EventJson>> {
+  const onlineUrl = await events.onlineUrlFor(reader, e);
   return {
     id: e.id,
     organizer_id: e.organizerId,
@@ -144,7 +139,7 @@ export async function eventJson(e: Event, reader: EventsReader, now: Date): Prom
     spots_left: e.capacity === null ? null : e.capacity - e.confirmedSeats,
     status: e.status,
     visibility: e.visibility,
-    phase: t < e.startsAt.getTime() ? 'upcoming' : t < e.endsAt.getTime() ? 'ongoing' : 'ended',
+    phase: events.phaseOf(e),
     published_at: time(e.publishedAt),
   };
 }

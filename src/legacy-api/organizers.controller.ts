@@ -3,8 +3,6 @@ import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swa
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EventError } from '../events/events.errors.js';
 import type { Organizer } from '../events/events.model.js';
-import { EventsPolicy } from '../events/events.policy.js';
-import { EventsReader } from '../events/events.reader.js';
 import { OrganizersService } from '../events/organizers.service.js';
 import { LegacyController } from './legacy-controller.base.js';
 import { LegacyRead, LegacyWrite, Paged } from './legacy-decorators.js';
@@ -74,8 +72,7 @@ export class LegacyOrganizersController extends LegacyController {
     const reader = this.reader(request);
     const result = await this.eventsService.listOfOrganizerNumbered(reader, organizer.id, page, per_page);
     setPagingHeaders(request, reply, this.config.baseUrl, result);
-    const now = this.clock.now();
-    return Promise.all(result.items.map((e) => eventJson(e, reader, now)));
+    return Promise.all(result.items.map((e) => eventJson(e, reader, this.eventsService)));
   }
 
   @Get(':slug/members')
@@ -84,7 +81,7 @@ export class LegacyOrganizersController extends LegacyController {
   async members(@Req() request: FastifyRequest, @Param('slug') slug: string) {
     const organizer = await this.find(slug);
     const reader = this.reader(request);
-    await this.requireMember(reader, organizer);
+    await this.organizers.requireCanSeeTeam(reader, organizer.id);
     const page = (await this.organizers.membersPages([organizer.id], { first: 100 })).get(organizer.id)!;
     return Promise.all(page.items.map((item) => memberJson(item.node, reader)));
   }
@@ -93,9 +90,5 @@ export class LegacyOrganizersController extends LegacyController {
     const organizer = await this.organizers.findBySlug(slug);
     if (!organizer) throw EventError.notFound('Organizer');
     return organizer;
-  }
-
-  private async requireMember(reader: EventsReader, organizer: Organizer): Promise<void> {
-    if (!EventsPolicy.canSeeAttendees(await reader.role(organizer.id))) throw EventError.forbidden("see this organizer's team");
   }
 }

@@ -10,6 +10,9 @@ export interface User {
   createdAt: Date;
 }
 
+/** What the GraphQL `User` type is resolved from: any user model with these fields (the parent of its resolvers). */
+export type UserProfile = Pick<User, 'id' | 'username' | 'name'>;
+
 export function toUser(entity: UserEntity): User {
   return {
     id: entity.id,

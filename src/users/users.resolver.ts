@@ -1,37 +1,45 @@
-import { Args, Mutation, Query, Resolver } from '@nestjs/graphql';
-import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
-import type { Principal } from '../auth/principal.js';
+import { Mutation, Query, Resolver } from '@nestjs/graphql';
 import { Public } from '../auth/public.decorator.js';
 import { DomainError } from '../errors/domain-error.js';
-import type { UpdateViewerProfileInput, UpdateViewerProfilePayload, User } from '../graphql/graphql.schema.js';
-import { User as UserModel } from './user.model.js';
+import type { GraphqlContext } from '../graphql/graphql-context.js';
+import type * as G from '../graphql/graphql.schema.js';
+import type { FieldResolvers, RootResolvers } from '../graphql/resolver-types.js';
+import type { UserProfile } from './user.model.js';
 import { UsersService } from './users.service.js';
 
-const toGraphql = (user: Pick<UserModel, 'id' | 'username' | 'name'>): User => ({ id: user.id, username: user.username, name: user.name });
-
+/** `User` objects are the users' domain model (`User`), whose fields the schema shows as they are. */
 @Resolver('User')
-export class UsersResolver {
+export class UsersResolver
+  implements
+    FieldResolvers<G.UserResolvers, G.User, UserProfile, 'registrations' | 'organizerMemberships'>,
+    RootResolvers<G.QueryResolvers, 'viewer' | 'user'>,
+    RootResolvers<G.MutationResolvers, 'updateViewerProfile'>
+{
+  // Resolved by the events feature, which owns registrations and organizers (ViewerListsResolver).
+  declare registrations: NonNullable<G.UserResolvers['registrations']>;
+  declare organizerMemberships: NonNullable<G.UserResolvers['organizerMemberships']>;
+
   constructor(private readonly users: UsersService) {}
 
   @Query('viewer')
-  viewer(@CurrentPrincipal() principal: Principal): User {
-    return toGraphql(principal.user);
+  viewer(_root: unknown, _args: unknown, ctx: GraphqlContext): UserProfile {
+    return ctx.principal!.user;
   }
 
   @Query('user')
   @Public()
-  async user(@Args('username') username: string): Promise<User | null> {
-    const user = await this.users.findActiveByUsername(username);
-    return user ? toGraphql(user) : null;
+  user(_root: unknown, { username }: G.QueryUserArgs): Promise<UserProfile | null> {
+    return this.users.findActiveByUsername(username);
   }
 
   @Mutation('updateViewerProfile')
   async updateViewerProfile(
-    @CurrentPrincipal() principal: Principal,
-    @Args('input') input: UpdateViewerProfileInput,
-  ): Promise<UpdateViewerProfilePayload> {
+    _root: unknown,
+    { input }: G.MutationUpdateViewerProfileArgs,
+    ctx: GraphqlContext,
+  ): Promise<G.ResolversTypes['UpdateViewerProfilePayload']> {
     try {
-      return { user: toGraphql(await this.users.updateProfile(principal.user.id, input)), userErrors: [] };
+      return { user: await this.users.updateProfile(ctx.principal!.user.id, input), userErrors: [] };
     } catch (err) {
       if (!(err instanceof DomainError) || err.kind !== 'invalid') throw err;
       return { user: null, userErrors: [{ field: err.field ? ['input', err.field] : null, message: err.message, code: err.code }] };
