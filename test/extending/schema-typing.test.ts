@@ -37,3 +37,19 @@ describe('schema-first typing', () => {
     expect(result.output).toMatch(/src\/events\/events\.resolver\.ts[^\n]*error TS2420[\s\S]*unresolvedFields: "dressCode"/);
   });
 });
+
+describe('layers', () => {
+  let copy: ProjectCopy;
+  beforeEach(() => {
+    copy = new ProjectCopy();
+  });
+  afterEach(() => copy.remove());
+
+  it('refuses an upward import: the foundation importing a feature', async () => {
+    const uuid = 'src/database/uuid.ts';
+    copy.write(uuid, `import { EventsService } from '../events/events.service.js';\nexport const unused = EventsService;\n${copy.read(uuid)}`);
+    const result = await copy.run('node', ['node_modules/dependency-cruiser/bin/dependency-cruise.mjs', 'src', '--config', '.dependency-cruiser.cjs']);
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain('foundation-knows-no-feature: src/database/uuid.ts → src/events/events.service.ts');
+  });
+});

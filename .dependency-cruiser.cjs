@@ -1,0 +1,58 @@
+// The layers of src/ (docs/architecture.md, "Layers"), checked by `npm run lint:layers` in CI:
+//   foundation  config, clock, errors, logging, database: know no feature;
+//   features    auth, users, sessions, personal-tokens, oauth, events, housekeeping, health, shutdown,
+//               and the transports' infrastructure graphql and web: use the foundation and each other's
+//               services and models, never each other's entities;
+//   edges       dashboard, legacy-api: pages and REST over the features' services;
+//   application app.module, app.factory, main, cli: wire everything; nothing imports them.
+const FOUNDATION = '^src/(config|clock|errors|logging|database)/';
+const EDGES = '^src/(dashboard|legacy-api)/';
+const APPLICATION = '^src/(app\\.module|app\\.factory|main)\\.ts$|^src/cli/';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'foundation-knows-no-feature',
+      comment: 'config, clock, errors, logging and database are below every feature: they import none.',
+      severity: 'error',
+      // The entity registry is the one place TypeORM learns every feature's tables.
+      from: { path: FOUNDATION, pathNot: '^src/database/entities\\.ts$' },
+      to: { path: '^src/', pathNot: FOUNDATION },
+    },
+    {
+      name: 'features-do-not-import-edges',
+      comment: 'Pages and the REST API sit on the features; a feature never imports them.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: [EDGES, APPLICATION, '^src/database/entities\\.ts$'] },
+      to: { path: EDGES },
+    },
+    {
+      name: 'nothing-imports-the-application',
+      comment: 'app.module, app.factory, main and the CLI wire the service together; nothing below imports them.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: APPLICATION },
+      to: { path: APPLICATION },
+    },
+    {
+      name: 'entities-stay-in-their-feature',
+      comment:
+        "A feature's entities are its internals: other features use its services and models. Entities may name each other (foreign keys).",
+      severity: 'error',
+      from: { path: '^src/([^/]+)/', pathNot: ['\\.entity\\.ts$', '^src/database/entities\\.ts$', '\\.spec\\.ts$'] },
+      to: { path: '\\.entity\\.ts$', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'no-circular-between-files',
+      comment: 'Import cycles make initialisation order fragile (ESM).',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};
