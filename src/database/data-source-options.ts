@@ -1,3 +1,4 @@
+import type { PoolConfig } from 'pg';
 import { DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/config.schema.js';
 import { DatabaseTarget } from './database-target.js';
@@ -25,8 +26,27 @@ export function dataSourceOptions(config: AppConfig, target: DatabaseTarget, ove
       // embedded database each process uses a single connection, which loses no parallelism. (The
       // migration runner asks for two: an idle one holding the advisory lock, one migrating.)
       max: overrides.poolSize ?? (target.kind === 'embedded' ? 1 : config.database.poolSize),
-      application_name: 'agora',
-      types: driverTypes,
+      ...SESSION_SETTINGS,
     },
   };
 }
+
+/**
+ * A `pg` pool of our own on the same database, with the same settings as TypeORM's (which TypeORM
+ * creates itself and cannot be handed): for the prepared statements (`PreparedStatements`).
+ */
+export function poolConfig(config: AppConfig, target: DatabaseTarget, max: number): PoolConfig {
+  const { url, host, port, username, database } = target.connection;
+  return {
+    connectionString: url,
+    host,
+    port,
+    user: username,
+    database,
+    connectionTimeoutMillis: config.database.connectTimeoutMs,
+    max,
+    ...SESSION_SETTINGS,
+  };
+}
+
+const SESSION_SETTINGS = { application_name: 'agora', types: driverTypes };

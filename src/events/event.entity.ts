@@ -74,6 +74,7 @@ export class EventEntity {
   @Column({ name: 'venue_country', type: 'text', nullable: true })
   venueCountry: string | null;
 
+  /** Not for every reader: edges show it only where `EventsPolicy.canSeeOnlineUrl` allows. */
   @Column({ name: 'online_url', type: 'text', nullable: true })
   onlineUrl: string | null;
 

@@ -1,24 +1,23 @@
-import type { EventFormatValue, EventStatusValue, EventVisibilityValue } from './event.entity.js';
-import type { OrganizerRoleValue } from './organizer-member.entity.js';
-import type { RegistrationStatusValue } from './registration.entity.js';
+import type { AttendeeEntity } from './attendee.entity.js';
+import type { EventEntity, EventFormatValue, EventStatusValue, EventVisibilityValue } from './event.entity.js';
+import type { OrganizerMemberEntity, OrganizerRoleValue } from './organizer-member.entity.js';
+import type { OrganizerEntity } from './organizer.entity.js';
+import type { RegistrationEntity, RegistrationStatusValue } from './registration.entity.js';
+import type { TicketTypeEntity } from './ticket-type.entity.js';
 
-/** What the events services return: API shapes that both edges (GraphQL, REST) map from. */
+/**
+ * What the events services return: API shapes that both edges (GraphQL, REST) map from. Each is the
+ * stored fields of its entity (`event-tables.ts` reads every column of it), so a field is declared
+ * once, in the entity; the edges choose what they show.
+ */
 
-export interface Organizer {
-  id: string;
-  slug: string;
-  name: string;
-  description: string;
-  websiteUrl: string | null;
-  createdAt: Date;
-}
+/** The stored fields of an entity: its columns, without its relations (objects other than dates). */
+export type Row<T> = {
+  [K in keyof T as NonNullable<T[K]> extends Date ? K : NonNullable<T[K]> extends object ? never : K]: T[K];
+};
 
-export interface OrganizerMember {
-  organizerId: string;
-  userId: string;
-  role: OrganizerRoleValue;
-  createdAt: Date;
-}
+export type Organizer = Row<OrganizerEntity>;
+export type OrganizerMember = Row<OrganizerMemberEntity>;
 
 export interface Venue {
   name: string;
@@ -27,66 +26,12 @@ export interface Venue {
   country: string | null;
 }
 
-export interface Event {
-  id: string;
-  organizerId: string;
-  slug: string;
-  title: string;
-  description: string;
-  startsAt: Date;
-  endsAt: Date;
-  timeZone: string;
-  format: EventFormatValue;
-  venue: Venue | null;
-  /** Not for every reader: edges show it only where `EventsPolicy.canSeeOnlineUrl` allows. */
-  onlineUrl: string | null;
-  capacity: number | null;
-  confirmedSeats: number;
-  status: EventStatusValue;
-  visibility: EventVisibilityValue;
-  publishedAt: Date | null;
-  cancelledAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** The venue_* columns, read as one `venue` (null without a venue name). */
+type VenueColumns = 'venueName' | 'venueAddress' | 'venueCity' | 'venueCountry';
 
-export interface TicketType {
-  id: string;
-  eventId: string;
-  name: string;
-  description: string;
-  priceAmount: number;
-  priceCurrency: string;
-  quantity: number | null;
-  sold: number;
-  salesStartAt: Date | null;
-  salesEndAt: Date | null;
-  hidden: boolean;
-  minPerOrder: number;
-  maxPerOrder: number;
-  createdAt: Date;
-}
-
-export interface Registration {
-  id: string;
-  eventId: string;
-  ticketTypeId: string;
-  userId: string;
-  reference: string;
-  status: RegistrationStatusValue;
-  quantity: number;
-  createdAt: Date;
-  confirmedAt: Date | null;
-  cancelledAt: Date | null;
-}
-
-export interface Attendee {
-  id: string;
-  registrationId: string;
-  name: string;
-  email: string;
-  position: number;
-  checkedInAt: Date | null;
-}
+export type Event = Omit<Row<EventEntity>, VenueColumns> & { venue: Venue | null };
+export type TicketType = Row<TicketTypeEntity>;
+export type Registration = Row<RegistrationEntity>;
+export type Attendee = Row<AttendeeEntity>;
 
 export type { EventFormatValue, EventStatusValue, EventVisibilityValue, OrganizerRoleValue, RegistrationStatusValue };

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { UsersModule } from '../users/users.module.js';
 import { DemoSeeder } from './demo-seed.js';
+import { EventTables } from './event-tables.js';
 import { EventsReaderFactory } from './events.reader.js';
 import { EventConnectionResolver, EventsResolver } from './events.resolver.js';
 import { EventsService } from './events.service.js';
@@ -20,6 +21,7 @@ import { TicketTypesService } from './ticket-types.service.js';
 @Module({
   imports: [UsersModule],
   providers: [
+    EventTables,
     OrganizersService,
     EventsService,
     TicketTypesService,
@@ -37,6 +39,6 @@ import { TicketTypesService } from './ticket-types.service.js';
     ViewerListsResolver,
     NodeResolver,
   ],
-  exports: [OrganizersService, EventsService, TicketTypesService, RegistrationsService, EventsReaderFactory],
+  exports: [EventTables, OrganizersService, EventsService, TicketTypesService, RegistrationsService, EventsReaderFactory],
 })
 export class EventsModule {}

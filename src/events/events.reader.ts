@@ -1,21 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import DataLoader from 'dataloader';
+import { DataSource, EntityManager } from 'typeorm';
 import { PreparedStatements } from '../database/prepared-statements.js';
 import { User } from '../users/user.model.js';
 import { UsersService } from '../users/users.service.js';
+import { EventTables } from './event-tables.js';
 import type { Attendee, Event, Organizer, OrganizerRoleValue, Registration, TicketType } from './events.model.js';
-import {
-  ATTENDEE_COLUMNS,
-  EVENT_COLUMNS,
-  ORGANIZER_COLUMNS,
-  REGISTRATION_COLUMNS,
-  TICKET_TYPE_COLUMNS,
-  toAttendee,
-  toEvent,
-  toOrganizer,
-  toRegistration,
-  toTicketType,
-} from './events.rows.js';
 
 type Row = Record<string, unknown>;
 
@@ -23,6 +14,10 @@ type Row = Record<string, unknown>;
  * The reads of one request, batched and cached by DataLoader: however many events a page holds, their
  * organizers cost one statement, their ticket types one more. It also knows who is asking, and their
  * role in each organizer, which is what every access rule turns on. Never shared between requests.
+ *
+ * Writes go through it too (`changeEvent`, `changeOrganizer`): each runs in a transaction holding the
+ * row lock of the event or organizer it changes, and the cache forgets what it read of them after,
+ * so a read later in the same request sees the change without the service remembering to ask.
  */
 export class EventsReader {
   readonly organizers: DataLoader<string, Organizer | null>;
@@ -39,27 +34,27 @@ export class EventsReader {
   constructor(
     statements: PreparedStatements,
     usersService: UsersService,
+    private readonly tables: EventTables,
+    private readonly dataSource: DataSource,
     /** The authenticated user, or null for an anonymous caller. */
     readonly userId: string | null,
   ) {
     const query = (sql: string, params: unknown[]): Promise<Row[]> => statements.run(sql, params);
-    this.organizers = byId((ids) => query(`SELECT ${ORGANIZER_COLUMNS} FROM organizers o WHERE o.id = ANY($1)`, [ids]), toOrganizer);
-    this.events = byId((ids) => query(`SELECT ${EVENT_COLUMNS} FROM events e WHERE e.id = ANY($1)`, [ids]), toEvent);
-    this.ticketTypes = byId((ids) => query(`SELECT ${TICKET_TYPE_COLUMNS} FROM ticket_types t WHERE t.id = ANY($1)`, [ids]), toTicketType);
+    const { organizers: o, events: e, ticketTypes: t, registrations: r, attendees: a } = tables;
+    this.organizers = byId((ids) => query(`SELECT ${o.select} FROM organizers o WHERE o.id = ANY($1)`, [ids]), o.map);
+    this.events = byId((ids) => query(`SELECT ${e.select} FROM events e WHERE e.id = ANY($1)`, [ids]), e.map);
+    this.ticketTypes = byId((ids) => query(`SELECT ${t.select} FROM ticket_types t WHERE t.id = ANY($1)`, [ids]), t.map);
     this.ticketTypesOfEvent = groupedBy(
-      (ids) => query(`SELECT ${TICKET_TYPE_COLUMNS} FROM ticket_types t WHERE t.event_id = ANY($1) ORDER BY t.created_at, t.id`, [ids]),
-      toTicketType,
-      (t) => t.eventId,
+      (ids) => query(`SELECT ${t.select} FROM ticket_types t WHERE t.event_id = ANY($1) ORDER BY t.created_at, t.id`, [ids]),
+      t.map,
+      (ticketType) => ticketType.eventId,
     );
-    this.registrations = byId(
-      (ids) => query(`SELECT ${REGISTRATION_COLUMNS} FROM registrations r WHERE r.id = ANY($1)`, [ids]),
-      toRegistration,
-    );
-    this.attendees = byId((ids) => query(`SELECT ${ATTENDEE_COLUMNS} FROM attendees a WHERE a.id = ANY($1)`, [ids]), toAttendee);
+    this.registrations = byId((ids) => query(`SELECT ${r.select} FROM registrations r WHERE r.id = ANY($1)`, [ids]), r.map);
+    this.attendees = byId((ids) => query(`SELECT ${a.select} FROM attendees a WHERE a.id = ANY($1)`, [ids]), a.map);
     this.attendeesOfRegistration = groupedBy(
-      (ids) => query(`SELECT ${ATTENDEE_COLUMNS} FROM attendees a WHERE a.registration_id = ANY($1) ORDER BY a.position`, [ids]),
-      toAttendee,
-      (a) => a.registrationId,
+      (ids) => query(`SELECT ${a.select} FROM attendees a WHERE a.registration_id = ANY($1) ORDER BY a.position`, [ids]),
+      a.map,
+      (attendee) => attendee.registrationId,
     );
     this.users = new DataLoader(async (ids) => {
       const found = new Map((await usersService.findManyByIds(ids)).map((u) => [u.id, u]));
@@ -77,10 +72,10 @@ export class EventsReader {
     this.activeRegistrations = new DataLoader(async (eventIds) => {
       if (!this.userId) return eventIds.map(() => null);
       const rows = await query(
-        `SELECT ${REGISTRATION_COLUMNS} FROM registrations r WHERE r.user_id = $1 AND r.event_id = ANY($2) AND r.status <> 'cancelled'`,
+        `SELECT ${r.select} FROM registrations r WHERE r.user_id = $1 AND r.event_id = ANY($2) AND r.status <> 'cancelled'`,
         [this.userId, eventIds],
       );
-      const found = new Map(rows.map((r) => [r.event_id as string, toRegistration(r)]));
+      const found = new Map(rows.map((row) => [row.event_id as string, r.map(row)]));
       return eventIds.map((id) => found.get(id) ?? null);
     });
   }
@@ -95,16 +90,46 @@ export class EventsReader {
     return this.userId ? this.activeRegistrations.load(eventId) : NO_REGISTRATION;
   }
 
-  /** Forgets what this request read of an event, after the request changed it. */
-  forgetEvent(eventId: string): void {
-    this.events.clear(eventId);
-    this.ticketTypesOfEvent.clear(eventId);
-    this.activeRegistrations.clear(eventId);
+  /**
+   * Runs a change to an event or the rows under it (ticket types, registrations, attendees) in a
+   * transaction holding the event's row lock (every change to its seats, tickets or registrations
+   * happens under it), given the event as locked, or undefined when it is gone. Afterwards, committed
+   * or not, this request forgets what it read of the event and of the rows under it.
+   */
+  async changeEvent<T>(eventId: string, change: (tx: EntityManager, locked: Event | undefined) => Promise<T>): Promise<T> {
+    const { events } = this.tables;
+    try {
+      return await this.dataSource.transaction(async (tx) => {
+        const [row] = (await tx.query(`SELECT ${events.select} FROM events e WHERE e.id = $1 FOR UPDATE`, [eventId])) as Row[];
+        return change(tx, row && events.map(row));
+      });
+    } finally {
+      this.events.clear(eventId);
+      this.ticketTypesOfEvent.clear(eventId);
+      this.activeRegistrations.clear(eventId);
+      // Keyed by their own ids: which of them belong to the event is not known without reading them.
+      this.ticketTypes.clearAll();
+      this.registrations.clearAll();
+      this.attendees.clearAll();
+      this.attendeesOfRegistration.clearAll();
+    }
   }
 
-  forgetOrganizer(organizerId: string): void {
-    this.organizers.clear(organizerId);
-    this.roles.clear(organizerId);
+  /**
+   * Runs a change to an organizer or its team in a transaction holding the organizer's row lock (so
+   * two changes cannot both remove the last owner); afterwards this request forgets the organizer and
+   * the caller's role in it.
+   */
+  async changeOrganizer<T>(organizerId: string, change: (tx: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await this.dataSource.transaction(async (tx) => {
+        await tx.query(`SELECT 1 FROM organizers WHERE id = $1 FOR UPDATE`, [organizerId]);
+        return change(tx);
+      });
+    } finally {
+      this.organizers.clear(organizerId);
+      this.roles.clear(organizerId);
+    }
   }
 }
 
@@ -143,9 +168,11 @@ export class EventsReaderFactory {
   constructor(
     private readonly statements: PreparedStatements,
     private readonly users: UsersService,
+    private readonly tables: EventTables,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   create(userId: string | null): EventsReader {
-    return new EventsReader(this.statements, this.users, userId);
+    return new EventsReader(this.statements, this.users, this.tables, this.dataSource, userId);
   }
 }

@@ -26,7 +26,7 @@ import { EventError } from './events.errors.js';
 import type { Event, EventFormatValue, EventVisibilityValue, OrganizerRoleValue } from './events.model.js';
 import { EventsPolicy } from './events.policy.js';
 import type { EventsReader } from './events.reader.js';
-import { EVENT_COLUMNS, toEvent } from './events.rows.js';
+import { EventTables } from './event-tables.js';
 import { OrganizersService } from './organizers.service.js';
 import { checkAll } from '../errors/domain-error.js';
 import { eventPhase, EventPhaseValue } from './schedule.js';
@@ -83,6 +83,7 @@ export class EventsService {
     private readonly organizers: OrganizersService,
     private readonly clock: Clock,
     private readonly pages: KeysetPager,
+    private readonly tables: EventTables,
   ) {}
 
   async create(reader: EventsReader, input: EventInput): Promise<Event> {
@@ -105,7 +106,7 @@ export class EventsService {
         `INSERT INTO events AS e (organizer_id, slug, title, description, starts_at, ends_at, time_zone, format, venue_name, venue_address,
                                  venue_city, venue_country, online_url, capacity, visibility, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
-         RETURNING ${EVENT_COLUMNS}`,
+         RETURNING ${this.tables.events.select}`,
         [
           input.organizerId,
           slug,
@@ -125,7 +126,7 @@ export class EventsService {
           now,
         ],
       )) as Record<string, unknown>[];
-      return toEvent(rows[0]!);
+      return this.tables.events.map(rows[0]!);
     } catch (err) {
       throw slugTaken(err) ?? err;
     }
@@ -171,24 +172,20 @@ export class EventsService {
     set('updated_at', now);
 
     try {
-      const updated = await this.dataSource.transaction(async (tx) => {
-        const [current] = (await tx.query(`SELECT confirmed_seats, capacity FROM events WHERE id = $1 FOR UPDATE`, [eventId])) as {
-          confirmed_seats: number;
-          capacity: number | null;
-        }[];
-        if (capacity !== undefined && capacity < current!.confirmed_seats) {
+      const { events } = this.tables;
+      const updated = await reader.changeEvent(eventId, async (tx, current) => {
+        if (capacity !== undefined && capacity < current!.confirmedSeats) {
           throw new EventError(
             'CAPACITY_BELOW_CONFIRMED',
-            `${current!.confirmed_seats} seats are already confirmed: capacity cannot be lower.`,
+            `${current!.confirmedSeats} seats are already confirmed: capacity cannot be lower.`,
             'capacity',
           );
         }
         await tx.query(`UPDATE events SET ${update.toSql()} WHERE id = $1`, update.params);
         if (capacity !== undefined && event.status === 'published') await promoteWaitlist(tx, eventId, now);
-        return (await tx.query(`SELECT ${EVENT_COLUMNS} FROM events e WHERE e.id = $1`, [eventId])) as Record<string, unknown>[];
+        return (await tx.query(`SELECT ${events.select} FROM events e WHERE e.id = $1`, [eventId])) as Record<string, unknown>[];
       });
-      reader.forgetEvent(eventId);
-      return toEvent(updated[0]!);
+      return events.map(updated[0]!);
     } catch (err) {
       throw slugTaken(err) ?? err;
     }
@@ -225,12 +222,10 @@ export class EventsService {
     const event = await this.requireManageable(reader, eventId, 'delete this event');
     if (event.status !== 'draft')
       throw new EventError('EVENT_NOT_DRAFT', 'Only a draft can be deleted; cancel a published event instead.', 'eventId');
-    const [, count] = (await this.dataSource.query(`DELETE FROM events WHERE id = $1 AND status = 'draft'`, [eventId])) as [
-      unknown,
-      number,
-    ];
+    const [, count] = (await reader.changeEvent(eventId, (tx) =>
+      tx.query(`DELETE FROM events WHERE id = $1 AND status = 'draft'`, [eventId]),
+    )) as [unknown, number];
     if (count === 0) throw new EventError('EVENT_NOT_DRAFT', 'Only a draft can be deleted; cancel a published event instead.', 'eventId');
-    reader.forgetEvent(eventId);
   }
 
   /**
@@ -255,11 +250,12 @@ export class EventsService {
   }
 
   async findVisibleBySlug(reader: EventsReader, slug: string): Promise<Event | null> {
-    const rows = (await this.dataSource.query(`SELECT ${EVENT_COLUMNS} FROM events e WHERE e.slug = $1`, [slug.toLowerCase()])) as Record<
+    const { events } = this.tables;
+    const rows = (await this.dataSource.query(`SELECT ${events.select} FROM events e WHERE e.slug = $1`, [slug.toLowerCase()])) as Record<
       string,
       unknown
     >[];
-    const event = rows[0] ? toEvent(rows[0]) : null;
+    const event = rows[0] ? events.map(rows[0]) : null;
     if (event) reader.events.prime(event.id, event);
     return event && EventsPolicy.canView(event, await reader.role(event.organizerId)) ? event : null;
   }
@@ -284,8 +280,8 @@ export class EventsService {
 
   /** The public listing: published public events, by start time, filtered. */
   async list(filter: EventFilter, direction: OrderDirection, request: PageRequest): Promise<EventList> {
-    const source = publicListing(filter);
-    const page = await this.pages.page(source, byStart('Query.events', direction), request, toEvent);
+    const source = publicListing(this.tables.events.select, filter);
+    const page = await this.pages.page(source, byStart('Query.events', direction), request, this.tables.events.map);
     return { page, totalCount: () => this.count(source) };
   }
 
@@ -293,24 +289,24 @@ export class EventsService {
   listNumbered(filter: EventFilter, direction: OrderDirection, page: number, perPage: number): Promise<NumberedPage<Event>> {
     return fetchNumberedPage(
       (sql, p) => this.dataSource.query(sql, p),
-      publicListing(filter),
+      publicListing(this.tables.events.select, filter),
       startOrder(direction),
       page,
       perPage,
-      toEvent,
+      this.tables.events.map,
     );
   }
 
   /** An organizer's events: all of them for its members, the listed ones for everyone else. */
   async listOfOrganizer(reader: EventsReader, organizerId: string, direction: OrderDirection, request: PageRequest): Promise<EventList> {
-    const source = organizerListing(organizerId, await reader.role(organizerId));
-    const page = await this.pages.page(source, byStart('Organizer.events', direction), request, toEvent);
+    const source = organizerListing(this.tables.events.select, organizerId, await reader.role(organizerId));
+    const page = await this.pages.page(source, byStart('Organizer.events', direction), request, this.tables.events.map);
     return { page, totalCount: () => this.count(source) };
   }
 
   async listOfOrganizerNumbered(reader: EventsReader, organizerId: string, page: number, perPage: number): Promise<NumberedPage<Event>> {
-    const source = organizerListing(organizerId, await reader.role(organizerId));
-    return fetchNumberedPage((sql, p) => this.dataSource.query(sql, p), source, startOrder('ASC'), page, perPage, toEvent);
+    const source = organizerListing(this.tables.events.select, organizerId, await reader.role(organizerId));
+    return fetchNumberedPage((sql, p) => this.dataSource.query(sql, p), source, startOrder('ASC'), page, perPage, this.tables.events.map);
   }
 
   private async count(source: { from: string; where: string[]; params: unknown[] }): Promise<number> {
@@ -324,17 +320,20 @@ export class EventsService {
   }
 
   private async setStatus(reader: EventsReader, eventId: string, from: string, assignments: string, conflict: string): Promise<Event> {
-    const [rows] = (await this.dataSource.query(
-      `UPDATE events e SET ${assignments} WHERE e.id = $1 AND e.status = $3 RETURNING ${EVENT_COLUMNS}`,
-      [eventId, this.clock.now(), from],
+    const { events } = this.tables;
+    const [rows] = (await reader.changeEvent(eventId, (tx) =>
+      tx.query(`UPDATE events e SET ${assignments} WHERE e.id = $1 AND e.status = $3 RETURNING ${events.select}`, [
+        eventId,
+        this.clock.now(),
+        from,
+      ]),
     )) as [Record<string, unknown>[], number];
     if (!rows[0]) throw new EventError('EVENT_NOT_DRAFT', conflict, 'eventId');
-    reader.forgetEvent(eventId);
-    return toEvent(rows[0]);
+    return events.map(rows[0]);
   }
 }
 
-function publicListing(filter: EventFilter): PageSource {
+function publicListing(select: string, filter: EventFilter): PageSource {
   const where = [`e.status = 'published'`, `e.visibility = 'public'`];
   const params: unknown[] = [];
   const param = (value: unknown): string => {
@@ -346,13 +345,13 @@ function publicListing(filter: EventFilter): PageSource {
   if (filter.organizerSlug)
     where.push(`e.organizer_id = (SELECT id FROM organizers WHERE slug = ${param(filter.organizerSlug.toLowerCase())})`);
   if (filter.search?.trim()) where.push(`e.title ILIKE ${param(`%${escapeLike(filter.search.trim())}%`)}`);
-  return { select: EVENT_COLUMNS, from: 'events e', where, params };
+  return { select, from: 'events e', where, params };
 }
 
-function organizerListing(organizerId: string, role: OrganizerRoleValue | null): PageSource {
+function organizerListing(select: string, organizerId: string, role: OrganizerRoleValue | null): PageSource {
   const where = ['e.organizer_id = $1'];
   if (role === null) where.push(`e.status = 'published'`, `e.visibility = 'public'`);
-  return { select: EVENT_COLUMNS, from: 'events e', where, params: [organizerId] };
+  return { select, from: 'events e', where, params: [organizerId] };
 }
 
 const startOrder = (direction: OrderDirection): string => `e.starts_at ${direction}, e.id ${direction}`;

@@ -13,7 +13,7 @@ import type { Organizer, OrganizerMember, OrganizerRoleValue } from './events.mo
 import { EventsPolicy } from './events.policy.js';
 import type { EventsReader } from './events.reader.js';
 import { checkAll } from '../errors/domain-error.js';
-import { MEMBER_COLUMNS, ORGANIZER_COLUMNS, toMember, toOrganizer } from './events.rows.js';
+import { EventTables } from './event-tables.js';
 
 export interface OrganizerInput {
   slug: string;
@@ -44,6 +44,7 @@ export class OrganizersService {
     private readonly users: UsersService,
     private readonly clock: Clock,
     private readonly pages: KeysetPager,
+    private readonly tables: EventTables,
   ) {}
 
   async create(userId: string, input: OrganizerInput): Promise<Organizer> {
@@ -54,11 +55,12 @@ export class OrganizersService {
       websiteUrl: () => (input.websiteUrl ? checkUrl(input.websiteUrl, 'websiteUrl') : null),
     });
     const now = this.clock.now();
+    const { organizers } = this.tables;
     try {
       return await this.dataSource.transaction(async (tx) => {
         const [row] = (await tx.query(
-          `INSERT INTO organizers (slug, name, description, website_url, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)
-           RETURNING id, slug, name, description, website_url, created_at`,
+          `INSERT INTO organizers AS o (slug, name, description, website_url, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)
+           RETURNING ${organizers.select}`,
           [slug, name, description, websiteUrl, now],
         )) as Record<string, unknown>[];
         await tx.query(`INSERT INTO organizer_members (organizer_id, user_id, role, created_at) VALUES ($1, $2, 'owner', $3)`, [
@@ -66,7 +68,7 @@ export class OrganizersService {
           userId,
           now,
         ]);
-        return toOrganizer(row!);
+        return organizers.map(row!);
       });
     } catch (err) {
       if (violatedUniqueConstraint(err) === 'organizers_slug_key')
@@ -88,31 +90,34 @@ export class OrganizersService {
     if (valid.description !== undefined) set('description', valid.description);
     if (valid.websiteUrl !== undefined) set('website_url', valid.websiteUrl);
     set('updated_at', this.clock.now());
-    const [rows] = (await this.dataSource.query(
-      `UPDATE organizers o SET ${update.toSql()} WHERE o.id = $1 RETURNING ${ORGANIZER_COLUMNS}`,
-      update.params,
+    const { organizers } = this.tables;
+    const [rows] = (await reader.changeOrganizer(organizerId, (tx) =>
+      tx.query(`UPDATE organizers o SET ${update.toSql()} WHERE o.id = $1 RETURNING ${organizers.select}`, update.params),
     )) as [Record<string, unknown>[], number];
-    reader.forgetOrganizer(organizerId);
-    return toOrganizer(rows[0]!);
+    return organizers.map(rows[0]!);
   }
 
   async findBySlug(slug: string): Promise<Organizer | null> {
-    const rows = (await this.dataSource.query(`SELECT ${ORGANIZER_COLUMNS} FROM organizers o WHERE o.slug = $1`, [
+    const { organizers } = this.tables;
+    const rows = (await this.dataSource.query(`SELECT ${organizers.select} FROM organizers o WHERE o.slug = $1`, [
       slug.toLowerCase(),
     ])) as Record<string, unknown>[];
-    return rows[0] ? toOrganizer(rows[0]) : null;
+    return rows[0] ? organizers.map(rows[0]) : null;
   }
 
   async addMember(reader: EventsReader, organizerId: string, username: string, role: OrganizerRoleValue): Promise<OrganizerMember> {
     const callerRole = await this.requireRole(reader, organizerId, EventsPolicy.canManage, 'add members');
     if (!EventsPolicy.canAssignRole(callerRole, role)) throw EventError.forbidden('grant the owner role');
     const user = await this.userNamed(username);
+    const { members } = this.tables;
     try {
-      const rows = (await this.dataSource.query(
-        `INSERT INTO organizer_members AS m (organizer_id, user_id, role, created_at) VALUES ($1, $2, $3, $4) RETURNING ${MEMBER_COLUMNS}`,
-        [organizerId, user.id, role, this.clock.now()],
+      const rows = (await reader.changeOrganizer(organizerId, (tx) =>
+        tx.query(
+          `INSERT INTO organizer_members AS m (organizer_id, user_id, role, created_at) VALUES ($1, $2, $3, $4) RETURNING ${members.select}`,
+          [organizerId, user.id, role, this.clock.now()],
+        ),
       )) as Record<string, unknown>[];
-      return toMember(rows[0]!);
+      return members.map(rows[0]!);
     } catch (err) {
       if (violatedUniqueConstraint(err) === 'organizer_members_pkey') {
         throw new EventError('ALREADY_MEMBER', `${user.username} is already a member; change their role instead.`, 'username');
@@ -124,7 +129,7 @@ export class OrganizersService {
   async updateMember(reader: EventsReader, organizerId: string, username: string, role: OrganizerRoleValue): Promise<OrganizerMember> {
     const callerRole = await this.requireRole(reader, organizerId, EventsPolicy.canManage, 'change roles');
     const user = await this.userNamed(username);
-    return this.changeTeam(organizerId, async (tx, members) => {
+    return this.changeTeam(reader, organizerId, async (tx, members) => {
       const current = members.get(user.id);
       if (!current) throw new EventError('MEMBER_NOT_FOUND', `${user.username} is not a member of this organizer.`, 'username');
       if (!EventsPolicy.canAssignRole(callerRole, current) || !EventsPolicy.canAssignRole(callerRole, role)) {
@@ -132,10 +137,10 @@ export class OrganizersService {
       }
       if (current === 'owner' && role !== 'owner') this.keepAnOwner(members, user.id);
       const rows = (await tx.query(
-        `UPDATE organizer_members m SET role = $3 WHERE organizer_id = $1 AND user_id = $2 RETURNING ${MEMBER_COLUMNS}`,
+        `UPDATE organizer_members m SET role = $3 WHERE organizer_id = $1 AND user_id = $2 RETURNING ${this.tables.members.select}`,
         [organizerId, user.id, role],
       )) as [Record<string, unknown>[], number];
-      return toMember(rows[0][0]!);
+      return this.tables.members.map(rows[0][0]!);
     });
   }
 
@@ -145,26 +150,25 @@ export class OrganizersService {
     const callerRole = removingSelf
       ? await this.requireRole(reader, organizerId, (r) => r !== null, 'leave this organizer')
       : await this.requireRole(reader, organizerId, EventsPolicy.canManage, 'remove members');
-    await this.changeTeam(organizerId, async (tx, members) => {
+    await this.changeTeam(reader, organizerId, async (tx, members) => {
       const current = members.get(user.id);
       if (!current) throw new EventError('MEMBER_NOT_FOUND', `${user.username} is not a member of this organizer.`, 'username');
       if (!removingSelf && !EventsPolicy.canAssignRole(callerRole, current)) throw EventError.forbidden('remove an owner');
       if (current === 'owner') this.keepAnOwner(members, user.id);
       await tx.query(`DELETE FROM organizer_members WHERE organizer_id = $1 AND user_id = $2`, [organizerId, user.id]);
     });
-    reader.forgetOrganizer(organizerId);
     return (await reader.organizers.load(organizerId))!;
   }
 
   /** The teams of several organizers, one page each. Callers check who may see them. */
   membersPages(organizerIds: readonly string[], request: PageRequest): Promise<Map<string, Page<OrganizerMember>>> {
     return this.pages.pagesByParent(
-      { select: MEMBER_COLUMNS, from: 'organizer_members m', where: [], params: [] },
+      { select: this.tables.members.select, from: 'organizer_members m', where: [], params: [] },
       'm.organizer_id',
       organizerIds,
       TEAM_ORDER,
       request,
-      toMember,
+      this.tables.members.map,
     );
   }
 
@@ -176,10 +180,10 @@ export class OrganizersService {
   /** The organizers a user belongs to. */
   membershipsOf(userId: string, request: PageRequest): Promise<Page<OrganizerMember>> {
     return this.pages.page(
-      { select: MEMBER_COLUMNS, from: 'organizer_members m', where: ['m.user_id = $1'], params: [userId] },
+      { select: this.tables.members.select, from: 'organizer_members m', where: ['m.user_id = $1'], params: [userId] },
       MEMBERSHIP_ORDER,
       request,
-      toMember,
+      this.tables.members.map,
     );
   }
 
@@ -205,13 +209,13 @@ export class OrganizersService {
     return user;
   }
 
-  /** Runs a change to the team with the organizer locked, so two changes cannot both remove the last owner. */
+  /** Runs a change to the team with the organizer locked, given its members' roles. */
   private changeTeam<T>(
+    reader: EventsReader,
     organizerId: string,
     change: (tx: EntityManager, members: Map<string, OrganizerRoleValue>) => Promise<T>,
   ): Promise<T> {
-    return this.dataSource.transaction(async (tx) => {
-      await tx.query(`SELECT 1 FROM organizers WHERE id = $1 FOR UPDATE`, [organizerId]);
+    return reader.changeOrganizer(organizerId, async (tx) => {
       const rows = (await tx.query(`SELECT user_id, role FROM organizer_members WHERE organizer_id = $1`, [organizerId])) as Record<
         string,
         unknown

@@ -60,7 +60,8 @@ export class RegistrationEntity {
   quantity: number;
 
   @Column({ name: 'queue_position', type: 'bigint', generated: 'identity', generatedIdentity: 'ALWAYS' })
-  queuePosition: string;
+  // A bigint, read as a number by the events services' SQL (event-tables.ts); no repository reads it.
+  queuePosition: number;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

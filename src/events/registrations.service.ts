@@ -12,11 +12,11 @@ import { EventError } from './events.errors.js';
 import type { Attendee, Event, Registration, RegistrationStatusValue } from './events.model.js';
 import { EventsPolicy } from './events.policy.js';
 import type { EventsReader } from './events.reader.js';
-import { ATTENDEE_COLUMNS, REGISTRATION_COLUMNS, toAttendee, toRegistration } from './events.rows.js';
+import { EventTables } from './event-tables.js';
 import { EventsService } from './events.service.js';
 import { TicketTypesService } from './ticket-types.service.js';
 import { salesState } from './schedule.js';
-import { lockEvent, promoteWaitlist } from './waitlist.js';
+import { promoteWaitlist } from './waitlist.js';
 
 export interface RegistrationInput {
   eventId: string;
@@ -53,6 +53,7 @@ export class RegistrationsService {
     private readonly ticketTypes: TicketTypesService,
     private readonly clock: Clock,
     private readonly pages: KeysetPager,
+    private readonly tables: EventTables,
   ) {}
 
   async register(reader: EventsReader, input: RegistrationInput): Promise<Registration> {
@@ -66,9 +67,9 @@ export class RegistrationsService {
     const quantity = attendees.length;
     const now = this.clock.now();
 
+    const { registrations } = this.tables;
     try {
-      const registration = await this.dataSource.transaction(async (tx) => {
-        await lockEvent(tx, event.id);
+      return await reader.changeEvent(event.id, async (tx) => {
         const [state] = (await tx.query(
           `SELECT e.status, e.ends_at, e.capacity, e.confirmed_seats, t.quantity, t.sold, t.sales_start_at, t.sales_end_at
              FROM events e JOIN ticket_types t ON t.event_id = e.id
@@ -94,7 +95,7 @@ export class RegistrationsService {
         const status: RegistrationStatusValue = fits ? 'confirmed' : 'waitlisted';
         const [row] = (await tx.query(
           `INSERT INTO registrations AS r (event_id, ticket_type_id, user_id, reference, status, quantity, created_at, confirmed_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $7) RETURNING ${REGISTRATION_COLUMNS}`,
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $7) RETURNING ${registrations.select}`,
           [event.id, ticketType.id, userId, newReference(), status, quantity, now, fits ? now : null],
         )) as Record<string, unknown>[];
         await tx.query(
@@ -103,10 +104,8 @@ export class RegistrationsService {
           [row!.id, now, attendees.map((a) => a.name), attendees.map((a) => a.email), attendees.map((_, i) => i + 1)],
         );
         if (fits) await this.takeSeats(tx, event.id, ticketType.id, quantity);
-        return toRegistration(row!);
+        return registrations.map(row!);
       });
-      reader.forgetEvent(event.id);
-      return registration;
     } catch (err) {
       if (violatedUniqueConstraint(err) === 'registrations_one_active_per_user_idx') {
         throw new EventError('ALREADY_REGISTERED', 'You are already registered for this event; cancel that registration first.', 'eventId');
@@ -123,8 +122,8 @@ export class RegistrationsService {
       await this.events.requireRole(reader, registration.eventId, EventsPolicy.canManage, 'cancel registrations for this event');
     }
     const now = this.clock.now();
-    const cancelled = await this.dataSource.transaction(async (tx) => {
-      await lockEvent(tx, registration.eventId);
+    const { registrations } = this.tables;
+    return reader.changeEvent(registration.eventId, async (tx) => {
       const [current] = (await tx.query(`SELECT status, ticket_type_id, quantity FROM registrations WHERE id = $1`, [registrationId])) as {
         status: RegistrationStatusValue;
         ticket_type_id: string;
@@ -133,7 +132,7 @@ export class RegistrationsService {
       if (current!.status === 'cancelled')
         throw new EventError('ALREADY_CANCELLED', 'This registration is already cancelled.', 'registrationId');
       const [[row]] = (await tx.query(
-        `UPDATE registrations r SET status = 'cancelled', cancelled_at = $2, updated_at = $2 WHERE r.id = $1 RETURNING ${REGISTRATION_COLUMNS}`,
+        `UPDATE registrations r SET status = 'cancelled', cancelled_at = $2, updated_at = $2 WHERE r.id = $1 RETURNING ${registrations.select}`,
         [registrationId, now],
       )) as [Record<string, unknown>[], number];
       if (current!.status === 'confirmed') {
@@ -144,11 +143,8 @@ export class RegistrationsService {
         }[];
         if (event!.status === 'published' && event!.ends_at > now) await promoteWaitlist(tx, registration.eventId, now);
       }
-      return toRegistration(row!);
+      return registrations.map(row!);
     });
-    reader.registrations.clear(registrationId);
-    reader.forgetEvent(registration.eventId);
-    return cancelled;
   }
 
   /** Records an attendee's arrival; any member of the organizer may do it. */
@@ -159,14 +155,15 @@ export class RegistrationsService {
     await this.events.requireRole(reader, registration.eventId, EventsPolicy.canSeeAttendees, 'check attendees in');
     if (registration.status !== 'confirmed')
       throw new EventError('NOT_CONFIRMED', 'Only attendees of a confirmed registration can be checked in.', 'attendeeId');
-    const [rows] = (await this.dataSource.query(
-      `UPDATE attendees a SET checked_in_at = $2 WHERE a.id = $1 AND a.checked_in_at IS NULL RETURNING ${ATTENDEE_COLUMNS}`,
-      [attendeeId, this.clock.now()],
+    const { attendees } = this.tables;
+    const [rows] = (await reader.changeEvent(registration.eventId, (tx) =>
+      tx.query(`UPDATE attendees a SET checked_in_at = $2 WHERE a.id = $1 AND a.checked_in_at IS NULL RETURNING ${attendees.select}`, [
+        attendeeId,
+        this.clock.now(),
+      ]),
     )) as [Record<string, unknown>[], number];
     if (!rows[0]) throw new EventError('ALREADY_CHECKED_IN', 'This attendee is already checked in.', 'attendeeId');
-    reader.attendees.clear(attendeeId);
-    reader.attendeesOfRegistration.clear(attendee.registrationId);
-    return toAttendee(rows[0]);
+    return attendees.map(rows[0]);
   }
 
   /** The registration, if the caller made it or belongs to the event's organizer. */
@@ -196,12 +193,17 @@ export class RegistrationsService {
     request: PageRequest,
   ): Promise<Map<string, Page<Registration>>> {
     return this.pages.pagesByParent(
-      { select: REGISTRATION_COLUMNS, from: 'registrations r', where: status ? ['r.status = $1'] : [], params: status ? [status] : [] },
+      {
+        select: this.tables.registrations.select,
+        from: 'registrations r',
+        where: status ? ['r.status = $1'] : [],
+        params: status ? [status] : [],
+      },
       'r.event_id',
       eventIds,
       EVENT_REGISTRATIONS,
       request,
-      toRegistration,
+      this.tables.registrations.map,
     );
   }
 
@@ -209,10 +211,10 @@ export class RegistrationsService {
   pageOfUser(userId: string, status: RegistrationStatusValue | null, request: PageRequest): Promise<Page<Registration>> {
     const where = ['r.user_id = $1', ...(status ? ['r.status = $2'] : [])];
     return this.pages.page(
-      { select: REGISTRATION_COLUMNS, from: 'registrations r', where, params: status ? [userId, status] : [userId] },
+      { select: this.tables.registrations.select, from: 'registrations r', where, params: status ? [userId, status] : [userId] },
       USER_REGISTRATIONS,
       request,
-      toRegistration,
+      this.tables.registrations.map,
     );
   }
 
@@ -226,11 +228,11 @@ export class RegistrationsService {
     const where = ['r.user_id = $1', ...(status ? ['r.status = $2'] : [])];
     return fetchNumberedPage(
       (sql, params) => this.dataSource.query(sql, params),
-      { select: REGISTRATION_COLUMNS, from: 'registrations r', where, params: status ? [userId, status] : [userId] },
+      { select: this.tables.registrations.select, from: 'registrations r', where, params: status ? [userId, status] : [userId] },
       'r.created_at DESC, r.id DESC',
       page,
       perPage,
-      toRegistration,
+      this.tables.registrations.map,
     );
   }
 
@@ -253,11 +255,11 @@ export class RegistrationsService {
     const where = ['r.event_id = $1', ...(status ? ['r.status = $2'] : [])];
     return fetchNumberedPage(
       (sql, params) => this.dataSource.query(sql, params),
-      { select: REGISTRATION_COLUMNS, from: 'registrations r', where, params: status ? [eventId, status] : [eventId] },
+      { select: this.tables.registrations.select, from: 'registrations r', where, params: status ? [eventId, status] : [eventId] },
       'r.created_at, r.id',
       page,
       perPage,
-      toRegistration,
+      this.tables.registrations.map,
     );
   }
 

@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { Clock } from '../clock/clock.js';
 import { isOnSale } from './schedule.js';
 import { Assignments } from '../database/assignments.js';
@@ -18,10 +16,10 @@ import { EventError } from './events.errors.js';
 import type { TicketType } from './events.model.js';
 import { EventsPolicy } from './events.policy.js';
 import type { EventsReader } from './events.reader.js';
-import { TICKET_TYPE_COLUMNS, toTicketType } from './events.rows.js';
+import { EventTables } from './event-tables.js';
 import { EventsService } from './events.service.js';
 import { checkAll } from '../errors/domain-error.js';
-import { lockEvent, promoteWaitlist } from './waitlist.js';
+import { promoteWaitlist } from './waitlist.js';
 
 export interface TicketTypeInput {
   name: string;
@@ -42,9 +40,9 @@ export type TicketTypeChanges = { [K in keyof TicketTypeInput]?: TicketTypeInput
 @Injectable()
 export class TicketTypesService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventsService,
     private readonly clock: Clock,
+    private readonly tables: EventTables,
   ) {}
 
   async create(reader: EventsReader, eventId: string, input: TicketTypeInput): Promise<TicketType> {
@@ -60,8 +58,8 @@ export class TicketTypesService {
       salesWindow: () => checkSalesWindow(input.salesStartAt ?? null, input.salesEndAt ?? null),
     });
     const now = this.clock.now();
-    const created = await this.dataSource.transaction(async (tx) => {
-      await lockEvent(tx, eventId);
+    const { ticketTypes } = this.tables;
+    const created = await reader.changeEvent(eventId, async (tx) => {
       const [{ n }] = (await tx.query(`SELECT count(*)::int AS n FROM ticket_types WHERE event_id = $1`, [eventId])) as [{ n: number }];
       if (n >= MAX_TICKET_TYPES_PER_EVENT) {
         throw new EventError('TOO_MANY_TICKET_TYPES', `An event has at most ${MAX_TICKET_TYPES_PER_EVENT} ticket types.`, 'eventId');
@@ -69,7 +67,7 @@ export class TicketTypesService {
       return (await tx.query(
         `INSERT INTO ticket_types AS t (event_id, name, description, price_amount, price_currency, quantity, sales_start_at, sales_end_at, hidden,
                                         min_per_order, max_per_order, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING ${TICKET_TYPE_COLUMNS}`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING ${ticketTypes.select}`,
         [
           eventId,
           name,
@@ -86,8 +84,7 @@ export class TicketTypesService {
         ],
       )) as Record<string, unknown>[];
     });
-    reader.forgetEvent(eventId);
-    return toTicketType(created[0]!);
+    return ticketTypes.map(created[0]!);
   }
 
   async update(reader: EventsReader, ticketTypeId: string, changes: TicketTypeChanges): Promise<TicketType> {
@@ -127,28 +124,25 @@ export class TicketTypesService {
     }
     const now = this.clock.now();
     set('updated_at', now);
-    const rows = await this.dataSource.transaction(async (tx) => {
-      await lockEvent(tx, current.eventId);
+    const { ticketTypes } = this.tables;
+    const rows = await reader.changeEvent(current.eventId, async (tx) => {
       const [{ sold }] = (await tx.query(`SELECT sold FROM ticket_types WHERE id = $1`, [ticketTypeId])) as [{ sold: number }];
       if (quantity !== undefined && quantity < sold) {
         throw new EventError('QUANTITY_BELOW_SOLD', `${sold} tickets are already confirmed: the quantity cannot be lower.`, 'quantity');
       }
       await tx.query(`UPDATE ticket_types SET ${update.toSql()} WHERE id = $1`, update.params);
       if (quantity !== undefined) await promoteWaitlist(tx, current.eventId, now);
-      return (await tx.query(`SELECT ${TICKET_TYPE_COLUMNS} FROM ticket_types t WHERE t.id = $1`, [ticketTypeId])) as Record<
+      return (await tx.query(`SELECT ${ticketTypes.select} FROM ticket_types t WHERE t.id = $1`, [ticketTypeId])) as Record<
         string,
         unknown
       >[];
     });
-    reader.ticketTypes.clear(ticketTypeId);
-    reader.forgetEvent(current.eventId);
-    return toTicketType(rows[0]!);
+    return ticketTypes.map(rows[0]!);
   }
 
   async delete(reader: EventsReader, ticketTypeId: string): Promise<void> {
     const current = await this.requireManageable(reader, ticketTypeId, 'delete this ticket type');
-    await this.dataSource.transaction(async (tx) => {
-      await lockEvent(tx, current.eventId);
+    await reader.changeEvent(current.eventId, async (tx) => {
       const used = (await tx.query(`SELECT 1 FROM registrations WHERE ticket_type_id = $1 LIMIT 1`, [ticketTypeId])) as unknown[];
       if (used.length)
         throw new EventError(
@@ -158,8 +152,6 @@ export class TicketTypesService {
         );
       await tx.query(`DELETE FROM ticket_types WHERE id = $1`, [ticketTypeId]);
     });
-    reader.ticketTypes.clear(ticketTypeId);
-    reader.forgetEvent(current.eventId);
   }
 
   /** The ticket type, if the caller may see it (hidden ones: members only). */

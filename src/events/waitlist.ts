@@ -2,7 +2,7 @@ import { EntityManager } from 'typeorm';
 
 /**
  * Gives free seats to waitlisted registrations, oldest first, inside the caller's transaction, which
- * must hold the event's row lock. A registration that does not fit (its ticket type is sold out, or it
+ * must hold the event's row lock (`EventsReader.changeEvent`). A registration that does not fit (its ticket type is sold out, or it
  * asks for more seats than are free) keeps its place while younger ones that fit go ahead, so no seat
  * stays free while someone in the queue could use it. Returns the ids it confirmed.
  */
@@ -42,9 +42,4 @@ export async function promoteWaitlist(tx: EntityManager, eventId: string, now: D
     await tx.query(`UPDATE events SET confirmed_seats = confirmed_seats + $2 WHERE id = $1`, [eventId, registration.quantity]);
   }
   return promoted;
-}
-
-/** Locks the event row: every change to its seats, tickets or registrations happens under this lock. */
-export async function lockEvent(tx: EntityManager, eventId: string): Promise<void> {
-  await tx.query(`SELECT 1 FROM events WHERE id = $1 FOR UPDATE`, [eventId]);
 }
