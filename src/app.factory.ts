@@ -34,8 +34,8 @@ export function createHttpAdapter(config: AppConfig, logger: Logger): FastifyAda
     return503OnClosing: true,
     // The router refuses a path that is not valid percent-encoding (400) or a path parameter over 100
     // characters (414) before any hook runs, and Fastify's default handler would answer in its own
-    // shape: handed to the application's error handler instead, so HttpExceptionFilter answers them
-    // like every other client error.
+    // shape: handed to the application's error handler instead, so the global FallbackExceptionFilter
+    // answers them like every other client error.
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       void reply.header('x-request-id', request.id);
       request.server.errorHandler(error, request, reply);

@@ -8,7 +8,8 @@ import { DashboardModule } from './dashboard/dashboard.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DatabaseTarget } from './database/database-target.js';
 import { EventsModule } from './events/events.module.js';
-import { HttpExceptionFilter } from './errors/http-exception.filter.js';
+import { ErrorsModule } from './errors/errors.module.js';
+import { FallbackExceptionFilter } from './errors/fallback-exception.filter.js';
 import { GraphqlModule } from './graphql/graphql.module.js';
 import { HealthModule } from './health/health.module.js';
 import { HousekeepingModule } from './housekeeping/housekeeping.module.js';
@@ -24,6 +25,7 @@ export function coreModules(config: AppConfig, target: DatabaseTarget) {
   return [
     ConfigModule.forRoot(config),
     ClockModule,
+    ErrorsModule,
     DatabaseModule.forRoot(config, target),
     AuthModule,
     WebModule,
@@ -41,7 +43,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [...coreModules(config, target), DashboardModule, GraphqlModule, HealthModule, HousekeepingModule, ShutdownModule],
-      providers: [{ provide: APP_FILTER, useClass: HttpExceptionFilter }],
+      providers: [{ provide: APP_FILTER, useClass: FallbackExceptionFilter }],
     };
   }
 }

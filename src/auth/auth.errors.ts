@@ -1,3 +1,5 @@
+import type { FastifyReply } from 'fastify';
+
 /**
  * Authentication and authorization failures of the API (GraphQL and REST). Every edge answers them
  * with the contract's exact bodies: 401 `{"message":"401 Unauthorized"}`, 403 insufficient_scope.
@@ -42,4 +44,12 @@ export class AuthError extends Error {
     }
     return this.invalidCredentials ? 'Bearer error="invalid_token"' : 'Bearer';
   }
+}
+
+/**
+ * The one HTTP answer to an AuthError, on every transport that authenticates with API credentials (REST,
+ * GraphQL over HTTP, OAuth's UserInfo): the exact body, the RFC 6750 challenge, and `no-store`.
+ */
+export function sendAuthError(reply: FastifyReply, error: AuthError): void {
+  void reply.status(error.status).header('www-authenticate', error.challenge).header('cache-control', 'no-store').send(error.body);
 }

@@ -1,10 +1,12 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, Module, OnModuleInit } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { DATABASE_TARGET } from '../database/database.module.js';
 import type { DatabaseTarget } from '../database/database-target.js';
+import { ErrorMappers } from '../errors/error-mappers.js';
+import { AuthError, sendAuthError } from './auth.errors.js';
 import { AuthGuard } from './auth.guard.js';
 import { CredentialCache } from './credential-cache.js';
 import { CredentialChangeListener } from './credential-change.listener.js';
@@ -36,4 +38,15 @@ import { PrivateTokenStrategy } from './strategies/private-token.strategy.js';
   ],
   exports: [CredentialVerifier, RequestAuthenticator],
 })
-export class AuthModule {}
+export class AuthModule implements OnModuleInit {
+  constructor(private readonly errorMappers: ErrorMappers) {}
+
+  /** AuthGuard runs on every route: its 401/403 are answered the same on routes without a filter of their own. */
+  onModuleInit(): void {
+    this.errorMappers.register((error, _request, reply) => {
+      if (!(error instanceof AuthError)) return false;
+      sendAuthError(reply, error);
+      return true;
+    });
+  }
+}

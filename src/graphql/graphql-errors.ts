@@ -4,11 +4,14 @@ import type { FastifyRequest } from 'fastify';
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { AuthError } from '../auth/auth.errors.js';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../database/database-unavailable.js';
-import { reportDatabaseUnavailable } from '../errors/http-exception.filter.js';
+import { reportDatabaseUnavailable } from '../errors/generic-errors.js';
 import { UnstorableTextError } from '../errors/text-input.js';
 import { DomainError, DomainErrorKind } from '../errors/domain-error.js';
 import { GraphqlContext } from './graphql-context.js';
 import { asQueryLimitError, QueryLimitError } from './query-limits.js';
+
+/** What an operation the database could not serve is told, in the response and over HTTP (503). */
+export const SERVICE_UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable; try again shortly.';
 
 const CODE_OF_KIND: Record<DomainErrorKind, string> = {
   invalid: 'BAD_USER_INPUT',
@@ -64,7 +67,7 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
   }
   if (isDatabaseUnavailable(original)) {
     return {
-      message: 'The service is temporarily unavailable; try again shortly.',
+      message: SERVICE_UNAVAILABLE_MESSAGE,
       locations,
       path,
       extensions: { code: 'SERVICE_UNAVAILABLE' },

@@ -1,5 +1,5 @@
 import { ApolloServer, HeaderMap, HTTPGraphQLRequest, HTTPGraphQLResponse } from '@apollo/server';
-import { Controller, Get, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { GraphQLModule } from '@nestjs/graphql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -8,15 +8,18 @@ import { AcceptsSessionCredential, Public } from '../auth/public.decorator.js';
 import { AgoraApolloDriver } from './agora-apollo.driver.js';
 import { GraphqlContext } from './graphql-context.js';
 import { logQueryLimit } from './graphql-errors.js';
+import { graphqlErrors } from './graphql-exception.filter.js';
 import { checkDocumentLimits } from './query-limits.js';
 
 /**
  * `/graphql`. Anonymous requests are let through here (@Public): which operations they may run is
  * decided per operation by OperationPolicyPlugin, whose refusals are answered over HTTP with the
- * contract's 401/403 bodies instead of a GraphQL error envelope.
+ * contract's 401/403 bodies instead of a GraphQL error envelope. What is refused before Apollo runs is
+ * answered by GraphqlExceptionFilter.
  */
 @Controller('graphql')
 @Public()
+@UseFilters(graphqlErrors)
 export class GraphqlController {
   private server?: ApolloServer<GraphqlContext>;
 

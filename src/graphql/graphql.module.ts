@@ -4,7 +4,7 @@ import {
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
 import { ApolloDriverConfig } from '@nestjs/apollo';
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { GraphQLModule as NestGraphQLModule } from '@nestjs/graphql';
 import { AgoraApolloDriver } from './agora-apollo.driver.js';
@@ -18,6 +18,9 @@ import { projectRoot } from '../config/project-root.js';
 import { storableStringLiterals } from './storable-string-literals.js';
 import { knownOperationTypes } from './known-operation-types.js';
 import { GRAPHQL_PATH } from './graphql-path.js';
+import { ErrorMappers } from '../errors/error-mappers.js';
+import { addressOf } from '../errors/generic-errors.js';
+import { graphqlErrors } from './graphql-exception.filter.js';
 
 @Module({
   imports: [DiscoveryModule],
@@ -69,4 +72,15 @@ class GraphqlPolicyModule {}
   ],
   controllers: [GraphqlController],
 })
-export class GraphqlModule {}
+export class GraphqlModule implements OnModuleInit {
+  constructor(private readonly errorMappers: ErrorMappers) {}
+
+  /** What Fastify refuses at /graphql before GraphqlController runs, or for a method it lacks. */
+  onModuleInit(): void {
+    this.errorMappers.register((error, request, reply) => {
+      if (addressOf(request) !== GRAPHQL_PATH) return false;
+      graphqlErrors.answer(error, request, reply);
+      return true;
+    });
+  }
+}

@@ -1,26 +1,28 @@
-import { ArgumentsHost, Catch } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
-import { HttpExceptionFilter } from '../errors/http-exception.filter.js';
+import { Catch } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AuthError, sendAuthError } from '../auth/auth.errors.js';
+import { DomainError } from '../errors/domain-error.js';
+import { sendDomainError, sendUnstorableText } from '../errors/generic-errors.js';
+import { UnstorableTextError } from '../errors/text-input.js';
+import { TransportExceptionFilter } from '../errors/transport-exception.filter.js';
 import { RequestValidationError } from './legacy-http.js';
 
+/** Fields in the API's snake_case (`venue.country`, `starts_at`). */
 const snakeCase = (path: string) => path.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /**
  * The legacy API's errors: a malformed body or query is 400 with its problems by field; domain
- * errors (404, 409, 422, 403) name fields in the API's snake_case. Everything else as elsewhere.
+ * errors (404, 409, 422, 403) and text that cannot be stored name fields in the API's snake_case;
+ * credentials as the contract fixes them (401, 403 insufficient_scope). Everything else as elsewhere.
  */
 @Catch()
-export class LegacyExceptionFilter extends HttpExceptionFilter {
-  override catch(error: unknown, host: ArgumentsHost): void {
-    if (error instanceof RequestValidationError) {
-      void host.switchToHttp().getResponse<FastifyReply>().status(400).send({ message: error.message, errors: error.errors });
-      return;
-    }
-    super.catch(error, host);
-  }
-
-  /** Fields in the API's snake_case (`venue.country`, `starts_at`). */
-  protected override fieldName(field: string): string {
-    return snakeCase(field);
+export class LegacyExceptionFilter extends TransportExceptionFilter {
+  protected answerInProtocol(error: unknown, _request: FastifyRequest, reply: FastifyReply): boolean {
+    if (error instanceof RequestValidationError) void reply.status(400).send({ message: error.message, errors: error.errors });
+    else if (error instanceof AuthError) sendAuthError(reply, error);
+    else if (error instanceof UnstorableTextError) sendUnstorableText(reply, error, snakeCase);
+    else if (error instanceof DomainError) sendDomainError(reply, error, snakeCase);
+    else return false;
+    return true;
   }
 }

@@ -14,6 +14,7 @@ import {
   AuthorizationRequestValidator,
   redirectLocation,
 } from './authorization-request.js';
+import { toConsentView } from './consent.view.js';
 import { GrantsService } from './grants.service.js';
 import { AuthorizationPageError } from './oauth.errors.js';
 import { authorizationErrorPage, consentPage } from './oauth.pages.js';
@@ -50,7 +51,7 @@ export class AuthorizeController {
         });
       }
       // The approval answers with a redirect to the client, which form-action must allow.
-      return view((c) => consentPage({ request, user: signedIn.user, csrfToken: c.csrfToken }), {
+      return view((c) => consentPage({ consent: toConsentView(request), user: signedIn.user, csrfToken: c.csrfToken }), {
         formActions: [new URL(request.redirectUri).origin],
       });
     });

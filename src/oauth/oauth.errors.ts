@@ -24,12 +24,6 @@ const STATUS: Record<OAuthErrorCode, number> = {
   temporarily_unavailable: 503,
 };
 
-/**
- * The routes clients call with their own credentials (TokenController): every error they answer, even one
- * raised before the controller runs (a body that is not valid JSON), has the RFC 6749 §5.2 shape.
- */
-export const OAUTH_CLIENT_ROUTES: ReadonlySet<string> = new Set(['/oauth/token', '/oauth/revoke', '/oauth/introspect']);
-
 /** A protocol error that knows its wire code and HTTP status. */
 export class OAuthError extends Error {
   constructor(

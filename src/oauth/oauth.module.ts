@@ -1,5 +1,7 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ErrorMappers } from '../errors/error-mappers.js';
+import { addressOf } from '../errors/generic-errors.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
 import { AccessTokenEntity } from './access-token.entity.js';
 import { AccessTokensService } from './access-tokens.service.js';
@@ -13,6 +15,7 @@ import { ClientAuthenticator } from './client-authentication.js';
 import { GrantEntity } from './grant.entity.js';
 import { GrantsService } from './grants.service.js';
 import { IdTokenService } from './id-token.service.js';
+import { OAUTH_CLIENT_ENDPOINTS, oauthClientErrors } from './oauth-exception.filter.js';
 import { OidcController } from './oidc.controller.js';
 import { PkceService } from './pkce.service.js';
 import { SigningKeyEntity } from './signing-key.entity.js';
@@ -43,4 +46,15 @@ import { TokenController } from './token.controller.js';
   controllers: [AuthorizeController, TokenController, OidcController],
   exports: [ApplicationsService, AccessTokensService, AuthorizationCodesService, GrantsService, SigningKeysService],
 })
-export class OAuthModule {}
+export class OAuthModule implements OnModuleInit {
+  constructor(private readonly errorMappers: ErrorMappers) {}
+
+  /** What Fastify refuses at a client endpoint before TokenController runs, or for a method it lacks. */
+  onModuleInit(): void {
+    this.errorMappers.register((error, request, reply) => {
+      if (!OAUTH_CLIENT_ENDPOINTS.has(addressOf(request))) return false;
+      oauthClientErrors.answer(error, request, reply);
+      return true;
+    });
+  }
+}

@@ -1,40 +1,25 @@
 import { SCOPES, ScopeName } from '../auth/scopes.js';
 import { html } from '../web/html.js';
 import { page } from '../web/layout.js';
-import { AuthorizationRequest } from './authorization-request.js';
+import type { ConsentView } from './consent.view.js';
 
-export function consentPage(options: {
-  request: AuthorizationRequest;
-  user: { username: string; name: string };
-  csrfToken: string;
-}): string {
-  const { request, user, csrfToken } = options;
-  const hidden = {
-    response_type: 'code',
-    client_id: request.application.clientId,
-    redirect_uri: request.redirectUri,
-    scope: request.scopes.join(' '),
-    code_challenge: request.codeChallenge,
-    code_challenge_method: 'S256',
-    state: request.state,
-    nonce: request.nonce,
-  };
-  const destination = new URL(request.redirectUri).host;
+export function consentPage(options: { consent: ConsentView; user: { username: string; name: string }; csrfToken: string }): string {
+  const { consent, user, csrfToken } = options;
   return page({
-    title: `Authorize ${request.application.name}`,
+    title: `Authorize ${consent.applicationName}`,
     narrow: true,
     user,
     csrfToken,
     body: html`<div class="card">
-      <h1>Authorize <span class="app-name">${request.application.name}</span></h1>
-      <p class="lead">${request.application.name} wants to use your Agora account, <strong>@${user.username}</strong>.</p>
+      <h1>Authorize <span class="app-name">${consent.applicationName}</span></h1>
+      <p class="lead">${consent.applicationName} wants to use your Agora account, <strong>@${user.username}</strong>.</p>
       <p>It will be able to:</p>
       <ul class="scopes">
-        ${request.scopes.map((s) => html`<li>${SCOPES[s as ScopeName]}<code>${s}</code></li>`)}
+        ${consent.scopes.map((s) => html`<li>${SCOPES[s as ScopeName]}<code>${s}</code></li>`)}
       </ul>
       <form method="post" action="/oauth/authorize">
         <input type="hidden" name="_csrf" value="${csrfToken}" />
-        ${Object.entries(hidden)
+        ${Object.entries(consent.parameters)
           .filter(([, v]) => v !== undefined)
           .map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`)}
         <div class="actions stretch">
@@ -43,7 +28,7 @@ export function consentPage(options: {
         </div>
       </form>
       <p class="footnote">
-        You will be sent back to <strong>${destination}</strong>. You can revoke this access at any time from your account.
+        You will be sent back to <strong>${consent.destination}</strong>. You can revoke this access at any time from your account.
       </p>
     </div>`,
   });

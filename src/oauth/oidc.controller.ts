@@ -1,4 +1,4 @@
-import { Controller, Get, Header, HttpCode, Inject, Post } from '@nestjs/common';
+import { Controller, Get, Header, HttpCode, Inject, Post, UseFilters } from '@nestjs/common';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import type { Principal } from '../auth/principal.js';
 import { IgnoresCredentials, RequireScopes } from '../auth/public.decorator.js';
@@ -7,10 +7,12 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { userClaims } from './id-token.service.js';
 import { PROMPTS } from './authorization-request.js';
+import { oauthErrors } from './oauth-exception.filter.js';
 import { PublicJwk, SigningKeysService } from './signing-keys.service.js';
 
 /** OpenID Connect Discovery 1.0, the JWKS and the UserInfo endpoint. */
 @Controller()
+@UseFilters(oauthErrors)
 export class OidcController {
   constructor(
     private readonly keys: SigningKeysService,

@@ -1,8 +1,9 @@
-import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OwnAuthentication, Public } from '../auth/public.decorator.js';
 import { AccessTokensService } from './access-tokens.service.js';
 import { ClientAuthenticator, readParams } from './client-authentication.js';
+import { oauthClientErrors } from './oauth-exception.filter.js';
 import { OAuthError } from './oauth.errors.js';
 import { TokenExchangeService } from './token-exchange.service.js';
 import { Inject } from '@nestjs/common';
@@ -13,6 +14,7 @@ import type { AppConfig } from '../config/config.schema.js';
 @Controller('oauth')
 @Public()
 @OwnAuthentication()
+@UseFilters(oauthClientErrors)
 export class TokenController {
   constructor(
     private readonly clients: ClientAuthenticator,

@@ -2,10 +2,10 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/co
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../database/database-unavailable.js';
 import { DomainError } from '../errors/domain-error.js';
-import { reportDatabaseUnavailable } from '../errors/http-exception.filter.js';
+import { clientErrorOf, otherMethods, pathOf, reportDatabaseUnavailable } from '../errors/generic-errors.js';
 import { UnstorableTextError } from '../errors/text-input.js';
 import { CsrfError } from './csrf.js';
-import { errorPage } from './error-pages.js';
+import { errorPage, wantsHtml } from './error-pages.js';
 import { SignInRequired } from './page.guard.js';
 import { sendHtml } from './security-headers.js';
 
@@ -41,4 +41,33 @@ export class PageExceptionFilter implements ExceptionFilter {
     } else req.log.error({ err: error }, 'Page failed');
     sendHtml(reply, errorPage(status, req.id), { status });
   }
+}
+
+/**
+ * What reaches the global filter that is the pages' to answer (registered by WebModule): on a page
+ * route, a request Fastify refused before the handler ran (a body too large or of another media type)
+ * gets the HTML error page too; and a browser asking for an address that is no route (a mistyped page)
+ * gets an HTML error page, 405 with `Allow` when the address answers other methods. Anything under the
+ * APIs, and every client that does not ask for HTML, is left to the JSON answers.
+ */
+export function answerBeforePageHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): boolean {
+  if (error instanceof HttpException && isBrowserNavigationOffRoute(request)) {
+    const allowed = error.getStatus() === 404 ? otherMethods(request) : [];
+    if (allowed.length > 0) void reply.header('allow', allowed.join(', '));
+    const shown = allowed.length > 0 ? 405 : error.getStatus();
+    sendHtml(reply, errorPage(shown, request.id), { status: shown });
+    return true;
+  }
+  const client = request.routeOptions?.config?.page ? clientErrorOf(error) : undefined;
+  if (!client) return false;
+  sendHtml(reply, errorPage(client.status, request.id), { status: client.status });
+  return true;
+}
+
+/** The addresses of the APIs: JSON for every client, browsers included. */
+const API_ADDRESS = /^\/(api|graphql|oauth|\.well-known)(\/|$)/;
+
+function isBrowserNavigationOffRoute(request: FastifyRequest): boolean {
+  if (request.routeOptions?.url !== undefined || !wantsHtml(request.headers.accept)) return false;
+  return !API_ADDRESS.test(pathOf(request));
 }

@@ -1,9 +1,11 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, Module, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { AssetsController } from './assets.controller.js';
+import { ErrorMappers } from '../errors/error-mappers.js';
 import { WebCookies } from './cookies.js';
 import { CsrfTokens } from './csrf.js';
+import { answerBeforePageHandler } from './page-exception.filter.js';
 import { PageRenderer } from './page-renderer.js';
 import { WEB_COOKIES } from './web.tokens.js';
 
@@ -18,4 +20,10 @@ import { WEB_COOKIES } from './web.tokens.js';
   controllers: [AssetsController],
   exports: [WEB_COOKIES, CsrfTokens, PageRenderer],
 })
-export class WebModule {}
+export class WebModule implements OnModuleInit {
+  constructor(private readonly errorMappers: ErrorMappers) {}
+
+  onModuleInit(): void {
+    this.errorMappers.register(answerBeforePageHandler);
+  }
+}

@@ -1,0 +1,10 @@
+import { Global, Module } from '@nestjs/common';
+import { ErrorMappers } from './error-mappers.js';
+
+/** The registry features contribute their error mappers to (FallbackExceptionFilter reads it). */
+@Global()
+@Module({
+  providers: [ErrorMappers],
+  exports: [ErrorMappers],
+})
+export class ErrorsModule {}

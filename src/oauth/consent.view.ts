@@ -1,0 +1,33 @@
+import type { AuthorizationRequest } from './authorization-request.js';
+
+/**
+ * What the consent page shows and posts back, and nothing more: the application's name, the scopes,
+ * where the user will be sent, and the authorization request's parameters. No entity reaches the
+ * template; in particular never the application's client-secret hash.
+ */
+export interface ConsentView {
+  applicationName: string;
+  scopes: readonly string[];
+  /** The host of the redirect URI: where the user is sent back to. */
+  destination: string;
+  /** The request's parameters, in order, posted back with the decision (undefined ones are left out). */
+  parameters: Readonly<Record<string, string | undefined>>;
+}
+
+export function toConsentView(request: AuthorizationRequest): ConsentView {
+  return {
+    applicationName: request.application.name,
+    scopes: [...request.scopes],
+    destination: new URL(request.redirectUri).host,
+    parameters: {
+      response_type: 'code',
+      client_id: request.application.clientId,
+      redirect_uri: request.redirectUri,
+      scope: request.scopes.join(' '),
+      code_challenge: request.codeChallenge,
+      code_challenge_method: 'S256',
+      state: request.state,
+      nonce: request.nonce,
+    },
+  };
+}

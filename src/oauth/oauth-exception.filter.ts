@@ -1,0 +1,59 @@
+import { Catch } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AuthError, sendAuthError } from '../auth/auth.errors.js';
+import { clientErrorOf, isUnavailable, prepareUnavailable } from '../errors/generic-errors.js';
+import { UnstorableTextError } from '../errors/text-input.js';
+import { TransportExceptionFilter } from '../errors/transport-exception.filter.js';
+import { OAuthError } from './oauth.errors.js';
+
+/** An OAuth error response (RFC 6749 §5.2): never cached; a failed client authentication gets its Basic challenge. */
+export function sendOAuthError(reply: FastifyReply, error: OAuthError): void {
+  void reply.status(error.status).header('cache-control', 'no-store').header('pragma', 'no-cache');
+  if (error.code === 'invalid_client') void reply.header('www-authenticate', 'Basic realm="agora", charset="UTF-8"');
+  void reply.send(error.body);
+}
+
+/**
+ * The OAuth endpoints' errors (OidcController: UserInfo, the JWKS, discovery): protocol errors in the
+ * RFC 6749 shape, an unreachable database as `temporarily_unavailable` with `Retry-After`, a missing or
+ * rejected bearer token as RFC 6750 says. Anything else as elsewhere.
+ */
+@Catch()
+export class OAuthExceptionFilter extends TransportExceptionFilter {
+  protected answerInProtocol(error: unknown, request: FastifyRequest, reply: FastifyReply): boolean {
+    if (error instanceof AuthError) sendAuthError(reply, error);
+    else if (error instanceof OAuthError) sendOAuthError(reply, error);
+    else if (isUnavailable(error)) {
+      prepareUnavailable(request, reply, error);
+      sendOAuthError(reply, new OAuthError('temporarily_unavailable', 'The service is temporarily unavailable; try again shortly'));
+    } else return false;
+    return true;
+  }
+}
+
+/**
+ * The endpoints clients call with their own credentials (TokenController: token, revoke, introspect):
+ * every error they answer has the RFC 6749 §5.2 shape, text that cannot be stored and a request Fastify
+ * could not read (a body that is not valid JSON, too large, of another media type) included.
+ */
+@Catch()
+export class OAuthClientExceptionFilter extends OAuthExceptionFilter {
+  protected override answerInProtocol(error: unknown, request: FastifyRequest, reply: FastifyReply): boolean {
+    if (error instanceof UnstorableTextError) {
+      sendOAuthError(reply, new OAuthError('invalid_request', `${error.field} ${error.reason}`));
+      return true;
+    }
+    const client = clientErrorOf(error);
+    if (client) {
+      sendOAuthError(reply, new OAuthError('invalid_request', client.detail));
+      return true;
+    }
+    return super.answerInProtocol(error, request, reply);
+  }
+}
+
+/** The client endpoints' addresses: what Fastify refuses there before TokenController runs is theirs too. */
+export const OAUTH_CLIENT_ENDPOINTS: ReadonlySet<string> = new Set(['/oauth/token', '/oauth/revoke', '/oauth/introspect']);
+
+export const oauthErrors = new OAuthExceptionFilter();
+export const oauthClientErrors = new OAuthClientExceptionFilter();
