@@ -6,7 +6,7 @@ import { clientErrorOf, otherMethods, pathOf, reportDatabaseUnavailable } from '
 import { UnstorableTextError } from '../errors/text-input.js';
 import { CsrfError } from './csrf.js';
 import { errorPage, wantsHtml } from './error-pages.js';
-import { SignInRequired } from './page.guard.js';
+import { SignInRequired } from './sign-in-required.js';
 import { sendHtml } from './security-headers.js';
 
 const STATUS_OF_DOMAIN_KIND = { invalid: 422, not_found: 404, conflict: 409, forbidden: 403 } as const;

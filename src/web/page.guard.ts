@@ -6,19 +6,14 @@ import type { WebCookies } from './cookies.js';
 import { RouteDeclarations } from '../auth/route-declarations.js';
 import { CsrfTokens } from './csrf.js';
 import { IS_ANONYMOUS_PAGE, IS_PAGES } from './pages.decorator.js';
+import { SignInRequired } from './sign-in-required.js';
 import { WEB_COOKIES } from './web.tokens.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** A page that needs a signed-in user was opened without one: the browser is sent to sign in. */
-export class SignInRequired extends Error {
-  constructor(
-    /** Where to come back to afterwards (the page's own address, for a GET). */
-    readonly returnTo: string | undefined,
-  ) {
-    super('Sign in to see this page');
-    this.name = 'SignInRequired';
-  }
+interface PageRoute {
+  isPage: boolean;
+  anonymous: boolean;
 }
 
 /**
@@ -27,11 +22,6 @@ export class SignInRequired extends Error {
  * verifies the CSRF token on every unsafe method. Nothing a page handler declares can skip the
  * CSRF check.
  */
-interface PageRoute {
-  isPage: boolean;
-  anonymous: boolean;
-}
-
 @Injectable()
 export class PageGuard implements CanActivate {
   private readonly routes = new RouteDeclarations<PageRoute>((targets) => ({

@@ -47,8 +47,16 @@ describe('layers', () => {
 
   it('refuses an upward import: the foundation importing a feature', async () => {
     const uuid = 'src/database/uuid.ts';
-    copy.write(uuid, `import { EventsService } from '../events/events.service.js';\nexport const unused = EventsService;\n${copy.read(uuid)}`);
-    const result = await copy.run('node', ['node_modules/dependency-cruiser/bin/dependency-cruise.mjs', 'src', '--config', '.dependency-cruiser.cjs']);
+    copy.write(
+      uuid,
+      `import { EventsService } from '../events/events.service.js';\nexport const unused = EventsService;\n${copy.read(uuid)}`,
+    );
+    const result = await copy.run('node', [
+      'node_modules/dependency-cruiser/bin/dependency-cruise.mjs',
+      'src',
+      '--config',
+      '.dependency-cruiser.cjs',
+    ]);
     expect(result.code).not.toBe(0);
     expect(result.output).toContain('foundation-knows-no-feature: src/database/uuid.ts → src/events/events.service.ts');
   });
