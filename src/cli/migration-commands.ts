@@ -81,7 +81,13 @@ ${sql.downQueries.reverse().map(q).join('\n')}
     const lines = readFileSync(indexPath, 'utf8').split('\n');
     const lastImport = lines.findLastIndex((line) => line.startsWith('import '));
     lines.splice(lastImport + 1, 0, `import { ${className} } from './${file}.js';`);
-    const index = lines.join('\n').replace(/(export const MIGRATIONS = \[[^\]]*)\]/, `$1, ${className}]`);
+    // The list keeps one migration per line, each with a trailing comma, as prettier writes it.
+    const index = lines
+      .join('\n')
+      .replace(
+        /(export const MIGRATIONS = \[[^\]]*?),?\s*\]/,
+        (_, list: string) => `${list}${list.endsWith('[') ? '' : ','}\n  ${className},\n]`,
+      );
     writeFileSync(indexPath, index);
     return { created: `src/database/migrations/${file}.ts`, statements: sql.upQueries.length };
   } finally {
