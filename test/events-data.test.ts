@@ -127,4 +127,17 @@ describe('Events data access: columns from the entities, a request cache the wri
       userErrors: [],
     });
   });
+
+  const onServer = !!process.env.DATABASE_URL;
+  (onServer ? it : it.skip)('runs the prepared statements on the same pool as TypeORM: one connection budget per process', async () => {
+    const listing = () => graphql(t.url, '{ events(first: 50) { nodes { id organizer { name } ticketTypes { name } } } }');
+    await Promise.all(Array.from({ length: 40 }, listing));
+    const [{ count }] = (await t
+      .get(DataSource)
+      .query(`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'agora'`)) as [
+      { count: number },
+    ];
+    expect(count).toBeGreaterThan(1);
+    expect(count).toBeLessThanOrEqual(t.config.database.poolSize);
+  });
 });

@@ -1,15 +1,20 @@
-import type { PoolConfig } from 'pg';
 import { DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/config.schema.js';
 import { DatabaseTarget } from './database-target.js';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
+import type { OwnedPool } from './owned-pool.js';
 import { driverTypes } from './timestamps.js';
 
 /** The one TypeORM configuration, shared by the application, the CLI and ormconfig.ts. */
-export function dataSourceOptions(config: AppConfig, target: DatabaseTarget, overrides: { poolSize?: number } = {}): DataSourceOptions {
+export function dataSourceOptions(
+  config: AppConfig,
+  target: DatabaseTarget,
+  overrides: { poolSize?: number; owned?: OwnedPool } = {},
+): DataSourceOptions {
   return {
     type: 'postgres',
+    ...(overrides.owned ? { driver: overrides.owned.driver } : {}),
     ...target.connection,
     entities: ENTITIES,
     migrations: MIGRATIONS,
@@ -28,24 +33,6 @@ export function dataSourceOptions(config: AppConfig, target: DatabaseTarget, ove
       max: overrides.poolSize ?? (target.kind === 'embedded' ? 1 : config.database.poolSize),
       ...SESSION_SETTINGS,
     },
-  };
-}
-
-/**
- * A `pg` pool of our own on the same database, with the same settings as TypeORM's (which TypeORM
- * creates itself and cannot be handed): for the prepared statements (`PreparedStatements`).
- */
-export function poolConfig(config: AppConfig, target: DatabaseTarget, max: number): PoolConfig {
-  const { url, host, port, username, database } = target.connection;
-  return {
-    connectionString: url,
-    host,
-    port,
-    user: username,
-    database,
-    connectionTimeoutMillis: config.database.connectTimeoutMs,
-    max,
-    ...SESSION_SETTINGS,
   };
 }
 

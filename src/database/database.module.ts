@@ -8,6 +8,7 @@ import { DatabaseTarget } from './database-target.js';
 
 import { DATABASE_TARGET } from './database-tokens.js';
 import { KeysetPager } from './keyset-pager.js';
+import { OwnedPool } from './owned-pool.js';
 import { PreparedStatements } from './prepared-statements.js';
 
 export { DATABASE_TARGET };
@@ -16,17 +17,19 @@ export { DATABASE_TARGET };
 @Module({})
 export class DatabaseModule {
   static forRoot(config: AppConfig, target: DatabaseTarget): DynamicModule {
+    const owned = new OwnedPool();
     return {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRoot({
-          ...dataSourceOptions(config, target),
+          ...dataSourceOptions(config, target, { owned }),
           // Fail fast with a clear message instead of retrying for minutes.
           retryAttempts: 0,
         }),
       ],
       providers: [
         { provide: DATABASE_TARGET, useValue: target },
+        { provide: OwnedPool, useValue: owned },
         PreparedStatements,
         { provide: CursorCodec, inject: [APP_CONFIG], useFactory: (appConfig: AppConfig) => CursorCodec.fromSecret(appConfig.secretKey) },
         KeysetPager,

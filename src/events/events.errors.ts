@@ -72,6 +72,11 @@ export class EventError extends DomainError {
     return new EventError(code, `No ${label} with this id exists, or you may not see it.`, field);
   }
 
+  /** A list only its owner reads (the viewer's registrations and memberships), asked of someone else. */
+  static viewerOnly(what: string): EventError {
+    return new EventError('FORBIDDEN', `Only ${what} of the authenticated user (viewer) can be read.`);
+  }
+
   static forbidden(action: string): EventError {
     return new EventError('FORBIDDEN', `You do not have the role needed to ${action}.`);
   }

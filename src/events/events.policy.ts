@@ -33,6 +33,11 @@ export const EventsPolicy = {
     return role !== null;
   },
 
+  /** A user's own lists (registrations, memberships): for that user only. */
+  canReadOwnLists(callerId: string | null, userId: string): boolean {
+    return callerId === userId;
+  },
+
   /** Granting, changing or removing `role` for someone else. */
   canAssignRole(role: OrganizerRoleValue | null, target: OrganizerRoleValue): boolean {
     return role === 'owner' || (role === 'admin' && target !== 'owner');

@@ -178,7 +178,8 @@ export class OrganizersService {
   }
 
   /** The organizers a user belongs to. */
-  membershipsOf(userId: string, request: PageRequest): Promise<Page<OrganizerMember>> {
+  membershipsOf(reader: EventsReader, userId: string, request: PageRequest): Promise<Page<OrganizerMember>> {
+    if (!EventsPolicy.canReadOwnLists(reader.userId, userId)) throw EventError.viewerOnly('organizer memberships');
     return this.pages.page(
       { select: this.tables.members.select, from: 'organizer_members m', where: ['m.user_id = $1'], params: [userId] },
       MEMBERSHIP_ORDER,

@@ -4,7 +4,6 @@ import type { GraphqlContext } from '../graphql/graphql-context.js';
 import type * as G from '../graphql/graphql.schema.js';
 import type { FieldResolvers, RootResolvers } from '../graphql/resolver-types.js';
 import type { UserProfile } from '../users/user.model.js';
-import { EventError } from './events.errors.js';
 import {
   lower,
   MODEL,
@@ -98,22 +97,18 @@ export class ViewerListsResolver implements RootResolvers<G.UserResolvers, 'regi
   constructor(
     private readonly registrationsService: RegistrationsService,
     private readonly organizersService: OrganizersService,
+    private readonly readers: GraphqlReaders,
   ) {}
 
   @ResolveField('registrations')
   async registrations(user: UserProfile, args: G.UserRegistrationsArgs, ctx: GraphqlContext) {
-    requireViewer(user, ctx, 'registrations');
     const status = args.status ? lower<RegistrationStatusValue>(args.status) : null;
-    return toConnection(await this.registrationsService.pageOfUser(user.id, status, toPageRequest(args)), toGqlRegistration);
+    const page = await this.registrationsService.pageOfUser(this.readers.of(ctx), user.id, status, toPageRequest(args));
+    return toConnection(page, toGqlRegistration);
   }
 
   @ResolveField('organizerMemberships')
   async organizerMemberships(user: UserProfile, args: G.UserOrganizerMembershipsArgs, ctx: GraphqlContext) {
-    requireViewer(user, ctx, 'organizer memberships');
-    return toConnection(await this.organizersService.membershipsOf(user.id, toPageRequest(args)), toGqlMember);
+    return toConnection(await this.organizersService.membershipsOf(this.readers.of(ctx), user.id, toPageRequest(args)), toGqlMember);
   }
-}
-
-function requireViewer(user: UserProfile, ctx: GraphqlContext, what: string): void {
-  if (ctx.principal?.user.id !== user.id) throw new EventError('FORBIDDEN', `Only ${what} of the authenticated user (viewer) can be read.`);
 }

@@ -208,7 +208,14 @@ export class RegistrationsService {
   }
 
   /** A user's own registrations, newest first. */
-  pageOfUser(userId: string, status: RegistrationStatusValue | null, request: PageRequest): Promise<Page<Registration>> {
+  /** A user's registrations, newest first: only the user themselves (the caller of `reader`) may list them. */
+  pageOfUser(
+    reader: EventsReader,
+    userId: string,
+    status: RegistrationStatusValue | null,
+    request: PageRequest,
+  ): Promise<Page<Registration>> {
+    if (!EventsPolicy.canReadOwnLists(reader.userId, userId)) throw EventError.viewerOnly('registrations');
     const where = ['r.user_id = $1', ...(status ? ['r.status = $2'] : [])];
     return this.pages.page(
       { select: this.tables.registrations.select, from: 'registrations r', where, params: status ? [userId, status] : [userId] },

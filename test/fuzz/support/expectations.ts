@@ -260,7 +260,7 @@ const PAGE_STATUSES = new Set([200, 302, 303, 400, 401, 403, 404, 405, 409, 413,
 
 /**
  * Pages: an HTML page (the form again, or an error page), or a redirect with a Location. A client that
- * does not ask for HTML gets the APIs' JSON for an address that is no page (HttpExceptionFilter).
+ * does not ask for HTML gets the APIs' JSON for an address that is no page (the fallback filter, src/errors/fallback-exception.filter.ts).
  */
 export function expectPageAnswer(request: string, answer: Answer, options: { browser?: boolean } = {}): void {
   if (options.browser === false && /^application\/json\b/.test(answer.headers['content-type'] ?? ''))
