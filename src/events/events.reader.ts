@@ -104,14 +104,20 @@ export class EventsReader {
         return change(tx, row && events.map(row));
       });
     } finally {
-      this.events.clear(eventId);
-      this.ticketTypesOfEvent.clear(eventId);
-      this.activeRegistrations.clear(eventId);
-      // Keyed by their own ids: which of them belong to the event is not known without reading them.
-      this.ticketTypes.clearAll();
-      this.registrations.clearAll();
-      this.attendees.clearAll();
-      this.attendeesOfRegistration.clearAll();
+      this.forgetEvent(eventId);
+    }
+  }
+
+  /**
+   * One statement that changes an event's row or a row under it and needs no lock: a single UPDATE or
+   * DELETE whose WHERE carries the condition it depends on (`status = 'draft'`, `checked_in_at IS NULL`),
+   * which PostgreSQL applies atomically. Afterwards this request forgets the event, as `changeEvent`.
+   */
+  async writeEvent<T>(eventId: string, write: (db: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await write(this.dataSource.manager);
+    } finally {
+      this.forgetEvent(eventId);
     }
   }
 
@@ -127,9 +133,36 @@ export class EventsReader {
         return change(tx);
       });
     } finally {
-      this.organizers.clear(organizerId);
-      this.roles.clear(organizerId);
+      this.forgetOrganizer(organizerId);
     }
+  }
+
+  /**
+   * One statement that changes an organizer or its team and needs no lock (an UPDATE of its row, adding
+   * a member, whose key refuses a duplicate); afterwards this request forgets the organizer and the roles.
+   */
+  async writeOrganizer<T>(organizerId: string, write: (db: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await write(this.dataSource.manager);
+    } finally {
+      this.forgetOrganizer(organizerId);
+    }
+  }
+
+  private forgetEvent(eventId: string): void {
+    this.events.clear(eventId);
+    this.ticketTypesOfEvent.clear(eventId);
+    this.activeRegistrations.clear(eventId);
+    // Keyed by their own ids: which of them belong to the event is not known without reading them.
+    this.ticketTypes.clearAll();
+    this.registrations.clearAll();
+    this.attendees.clearAll();
+    this.attendeesOfRegistration.clearAll();
+  }
+
+  private forgetOrganizer(organizerId: string): void {
+    this.organizers.clear(organizerId);
+    this.roles.clear(organizerId);
   }
 }
 

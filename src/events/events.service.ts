@@ -222,8 +222,8 @@ export class EventsService {
     const event = await this.requireManageable(reader, eventId, 'delete this event');
     if (event.status !== 'draft')
       throw new EventError('EVENT_NOT_DRAFT', 'Only a draft can be deleted; cancel a published event instead.', 'eventId');
-    const [, count] = (await reader.changeEvent(eventId, (tx) =>
-      tx.query(`DELETE FROM events WHERE id = $1 AND status = 'draft'`, [eventId]),
+    const [, count] = (await reader.writeEvent(eventId, (db) =>
+      db.query(`DELETE FROM events WHERE id = $1 AND status = 'draft'`, [eventId]),
     )) as [unknown, number];
     if (count === 0) throw new EventError('EVENT_NOT_DRAFT', 'Only a draft can be deleted; cancel a published event instead.', 'eventId');
   }
@@ -321,8 +321,8 @@ export class EventsService {
 
   private async setStatus(reader: EventsReader, eventId: string, from: string, assignments: string, conflict: string): Promise<Event> {
     const { events } = this.tables;
-    const [rows] = (await reader.changeEvent(eventId, (tx) =>
-      tx.query(`UPDATE events e SET ${assignments} WHERE e.id = $1 AND e.status = $3 RETURNING ${events.select}`, [
+    const [rows] = (await reader.writeEvent(eventId, (db) =>
+      db.query(`UPDATE events e SET ${assignments} WHERE e.id = $1 AND e.status = $3 RETURNING ${events.select}`, [
         eventId,
         this.clock.now(),
         from,

@@ -91,8 +91,8 @@ export class OrganizersService {
     if (valid.websiteUrl !== undefined) set('website_url', valid.websiteUrl);
     set('updated_at', this.clock.now());
     const { organizers } = this.tables;
-    const [rows] = (await reader.changeOrganizer(organizerId, (tx) =>
-      tx.query(`UPDATE organizers o SET ${update.toSql()} WHERE o.id = $1 RETURNING ${organizers.select}`, update.params),
+    const [rows] = (await reader.writeOrganizer(organizerId, (db) =>
+      db.query(`UPDATE organizers o SET ${update.toSql()} WHERE o.id = $1 RETURNING ${organizers.select}`, update.params),
     )) as [Record<string, unknown>[], number];
     return organizers.map(rows[0]!);
   }
@@ -111,8 +111,8 @@ export class OrganizersService {
     const user = await this.userNamed(username);
     const { members } = this.tables;
     try {
-      const rows = (await reader.changeOrganizer(organizerId, (tx) =>
-        tx.query(
+      const rows = (await reader.writeOrganizer(organizerId, (db) =>
+        db.query(
           `INSERT INTO organizer_members AS m (organizer_id, user_id, role, created_at) VALUES ($1, $2, $3, $4) RETURNING ${members.select}`,
           [organizerId, user.id, role, this.clock.now()],
         ),

@@ -156,8 +156,8 @@ export class RegistrationsService {
     if (registration.status !== 'confirmed')
       throw new EventError('NOT_CONFIRMED', 'Only attendees of a confirmed registration can be checked in.', 'attendeeId');
     const { attendees } = this.tables;
-    const [rows] = (await reader.changeEvent(registration.eventId, (tx) =>
-      tx.query(`UPDATE attendees a SET checked_in_at = $2 WHERE a.id = $1 AND a.checked_in_at IS NULL RETURNING ${attendees.select}`, [
+    const [rows] = (await reader.writeEvent(registration.eventId, (db) =>
+      db.query(`UPDATE attendees a SET checked_in_at = $2 WHERE a.id = $1 AND a.checked_in_at IS NULL RETURNING ${attendees.select}`, [
         attendeeId,
         this.clock.now(),
       ]),

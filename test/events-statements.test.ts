@@ -1,0 +1,170 @@
+import { DataSource } from 'typeorm';
+import { createUserWithToken } from './support/fixtures.js';
+import { graphql } from './support/http.js';
+import { startTestApp, TestApp } from './support/test-app.js';
+
+/**
+ * What each mutation and a detail query cost in SQL statements (credential lookups aside), pinned: a
+ * change to the data access that adds a round trip to a write shows here. The figures are those of the
+ * code before the data access was derived from the entities (session 7), on both databases.
+ */
+describe('Events: SQL statements per operation', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('costs the same statements per mutation as before', async () => {
+    const owner = (await createUserWithToken(t)).token;
+    const guest = (await createUserWithToken(t)).token;
+    const logger = t.get(DataSource).logger;
+    const counts: Record<string, number> = {};
+    const run = async (name: string, token: string, query: string, variables: Record<string, unknown> = {}) => {
+      const original = logger.logQuery.bind(logger);
+      const seen: string[] = [];
+      logger.logQuery = (sql, ...rest) => {
+        seen.push(sql);
+        return original(sql, ...rest);
+      };
+      try {
+        const res = await graphql(t.url, query, { variables, privateToken: token });
+        if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
+        counts[name] = seen.filter((s) => !s.includes('personal_access_tokens')).length;
+        return res.body.data as any;
+      } finally {
+        logger.logQuery = original;
+      }
+    };
+    const org = await run(
+      'createOrganizer',
+      owner,
+      `mutation { createOrganizer(input: { slug: "stmt-org", name: "S" }) { organizer { id } } }`,
+    );
+    const organizerId = org.createOrganizer.organizer.id;
+    const ev = await run(
+      'createEvent',
+      owner,
+      `mutation($i: CreateEventInput!) { createEvent(input: $i) { event { id } userErrors { code } } }`,
+      {
+        i: {
+          organizerId,
+          slug: 'stmt-ev',
+          title: 'T',
+          startsAt: '2099-01-01T10:00:00Z',
+          endsAt: '2099-01-01T12:00:00Z',
+          timeZone: 'UTC',
+          format: 'ONLINE',
+          onlineUrl: 'https://e.x/',
+          capacity: 10,
+        },
+      },
+    );
+    const eventId = ev.createEvent.event.id;
+    const tt = await run(
+      'createTicketType',
+      owner,
+      `mutation($i: CreateTicketTypeInput!) { createTicketType(input: $i) { ticketType { id } } }`,
+      {
+        i: { eventId, name: 'GA', price: { amount: 0, currency: 'EUR' } },
+      },
+    );
+    const ticketTypeId = tt.createTicketType.ticketType.id;
+    await run('updateTicketType', owner, `mutation($i: UpdateTicketTypeInput!) { updateTicketType(input: $i) { ticketType { id } } }`, {
+      i: { ticketTypeId, name: 'GA2' },
+    });
+    await run('updateEvent', owner, `mutation($i: UpdateEventInput!) { updateEvent(input: $i) { event { id title } } }`, {
+      i: { eventId, title: 'T2' },
+    });
+    await run('publishEvent', owner, `mutation($i: EventIdInput!) { publishEvent(input: $i) { event { status } } }`, { i: { eventId } });
+    const reg = await run(
+      'registerForEvent',
+      guest,
+      `mutation($i: RegisterForEventInput!) { registerForEvent(input: $i) { registration { id attendees { id } } userErrors { code } } }`,
+      {
+        i: { eventId, ticketTypeId, attendees: [{ name: 'A', email: 'a@example.com' }] },
+      },
+    );
+    const registrationId = reg.registerForEvent.registration.id;
+    const attendeeId = reg.registerForEvent.registration.attendees[0].id;
+    await run(
+      'checkInAttendee',
+      owner,
+      `mutation($i: CheckInAttendeeInput!) { checkInAttendee(input: $i) { attendee { id } userErrors { code } } }`,
+      { i: { attendeeId } },
+    );
+    await run(
+      'cancelRegistration',
+      guest,
+      `mutation($i: CancelRegistrationInput!) { cancelRegistration(input: $i) { registration { status } userErrors { code } } }`,
+      { i: { registrationId } },
+    );
+    await run('cancelEvent', owner, `mutation($i: EventIdInput!) { cancelEvent(input: $i) { event { status } } }`, { i: { eventId } });
+    await run('updateOrganizer', owner, `mutation($i: UpdateOrganizerInput!) { updateOrganizer(input: $i) { organizer { name } } }`, {
+      i: { organizerId, name: 'S2' },
+    });
+    const guestName = (await graphql(t.url, '{ viewer { username } }', { privateToken: guest })).body.data!.viewer.username;
+    await run(
+      'addOrganizerMember',
+      owner,
+      `mutation($i: AddOrganizerMemberInput!) { addOrganizerMember(input: $i) { member { role } userErrors { code } } }`,
+      { i: { organizerId, username: guestName, role: 'ADMIN' } },
+    );
+    await run(
+      'removeOrganizerMember',
+      owner,
+      `mutation($i: RemoveOrganizerMemberInput!) { removeOrganizerMember(input: $i) { organizer { name } userErrors { code } } }`,
+      { i: { organizerId, username: guestName } },
+    );
+    const draft = await run('createEvent2', owner, `mutation($i: CreateEventInput!) { createEvent(input: $i) { event { id } } }`, {
+      i: {
+        organizerId,
+        slug: 'stmt-ev2',
+        title: 'T',
+        startsAt: '2099-01-01T10:00:00Z',
+        endsAt: '2099-01-01T12:00:00Z',
+        timeZone: 'UTC',
+        format: 'ONLINE',
+        onlineUrl: 'https://e.x/',
+      },
+    });
+    const t2 = await run(
+      'createTicketType2',
+      owner,
+      `mutation($i: CreateTicketTypeInput!) { createTicketType(input: $i) { ticketType { id } } }`,
+      { i: { eventId: draft.createEvent.event.id, name: 'X', price: { amount: 0, currency: 'EUR' } } },
+    );
+    await run('deleteTicketType', owner, `mutation($i: DeleteTicketTypeInput!) { deleteTicketType(input: $i) { deletedTicketTypeId } }`, {
+      i: { ticketTypeId: t2.createTicketType.ticketType.id },
+    });
+    await run('deleteEvent', owner, `mutation($i: EventIdInput!) { deleteEvent(input: $i) { deletedEventId } }`, {
+      i: { eventId: draft.createEvent.event.id },
+    });
+    await run(
+      'eventQuery',
+      guest,
+      `query($id: ID!) { event(id: $id) { title onlineUrl phase organizer { name } ticketTypes { name onSale } } }`,
+      { id: eventId },
+    );
+    expect(counts).toEqual({
+      createOrganizer: 4,
+      createEvent: 3,
+      createTicketType: 7,
+      updateTicketType: 9,
+      updateEvent: 7,
+      publishEvent: 4,
+      registerForEvent: 13,
+      checkInAttendee: 5,
+      cancelRegistration: 12,
+      cancelEvent: 3,
+      updateOrganizer: 3,
+      addOrganizerMember: 4,
+      removeOrganizerMember: 9,
+      createEvent2: 3,
+      createTicketType2: 7,
+      deleteTicketType: 8,
+      deleteEvent: 3,
+      eventQuery: 5,
+    });
+  });
+});
