@@ -7,7 +7,7 @@ import { EventError } from './events.errors.js';
 import type { Attendee, Event, Organizer, OrganizerMember, Registration, TicketType } from './events.model.js';
 
 /**
- * The GraphQL edge's view of the events domain: each object is its domain model, spread, with what the
+ * The GraphQL edge's view of the events domain: each object is its domain model, copied, with what the
  * schema shows differently (global IDs, enum names, computed fields) put over it, and the model itself
  * kept under MODEL for the field resolvers of its relations. A field the schema names like the model
  * needs nothing here: a column added to an entity reaches GraphQL once the `.graphql` file has it.
@@ -28,21 +28,47 @@ const upper = <T extends string>(value: string): T => value.toUpperCase() as T;
 /** A GraphQL enum value as the domain spells it: `IN_PERSON` → `in_person`. */
 export const lower = <T extends string>(value: string): T => value.toLowerCase() as T;
 
-export function toGqlOrganizer(o: Organizer): GqlOrganizer {
-  return { ...o, id: toGlobalId('Organizer', o.id), [MODEL]: o };
+/**
+ * `(model) => ({ ...model, ...computed(model), [MODEL]: model })`, compiled into one object literal on
+ * the first model it sees (models of a type all have their table's properties, in its order): spreading
+ * a model of 20-odd fields and overriding some cost 3–4 µs an object, and a page of 50 events with their
+ * ticket types made a hundred of them. The names come from the models' own keys, as JSON string literals.
+ */
+export function shown<M extends object, Over extends Record<string, unknown>>(computed: { [K in keyof Over]: (model: M) => Over[K] }): (
+  model: M,
+) => Shown<M, Over> {
+  let build: ((model: M) => Shown<M, Over>) | undefined;
+  return (model) => (build ??= compileShown(model, computed))(model);
 }
 
-export function toGqlEvent(e: Event): GqlEvent {
-  return {
-    ...e,
-    id: toGlobalId('Event', e.id),
-    format: upper(e.format),
-    spotsLeft: e.capacity === null ? null : e.capacity - e.confirmedSeats,
-    status: upper(e.status),
-    visibility: upper(e.visibility),
-    [MODEL]: e,
-  };
+function compileShown<M extends object, Over>(
+  sample: M,
+  computed: { [K in keyof Over]: (model: M) => Over[K] },
+): (model: M) => Shown<M, Over> {
+  const names = Object.keys(computed);
+  const copied = Object.keys(sample).filter((key) => !names.includes(key));
+  const fields = [
+    ...copied.map((key) => `${JSON.stringify(key)}: m[${JSON.stringify(key)}]`),
+    ...names.map((name) => `${JSON.stringify(name)}: c[${JSON.stringify(name)}](m)`),
+    '[MODEL]: m',
+  ];
+  const literal = new Function('m', 'c', 'MODEL', `return { ${fields.join(', ')} };`) as (
+    m: M,
+    c: typeof computed,
+    key: symbol,
+  ) => Shown<M, Over>;
+  return (model) => literal(model, computed, MODEL);
 }
+
+export const toGqlOrganizer = shown<Organizer, Pick<GqlOrganizer, 'id'>>({ id: (o) => toGlobalId('Organizer', o.id) });
+
+export const toGqlEvent = shown<Event, Pick<GqlEvent, 'id' | 'format' | 'status' | 'visibility' | 'spotsLeft'>>({
+  id: (e) => toGlobalId('Event', e.id),
+  format: (e) => upper(e.format),
+  spotsLeft: (e) => (e.capacity === null ? null : e.capacity - e.confirmedSeats),
+  status: (e) => upper(e.status),
+  visibility: (e) => upper(e.visibility),
+});
 
 /** Counts an event connection's events; called by the `totalCount` field resolver, so only when selected. */
 export const COUNT = Symbol('count');
@@ -54,27 +80,21 @@ export function toGqlEventConnection(page: Page<Event>, count: () => Promise<num
   return Object.assign(toConnection(page, toGqlEvent), { [COUNT]: count });
 }
 
-export function toGqlTicketType(t: TicketType): GqlTicketType {
-  return {
-    ...t,
-    id: toGlobalId('TicketType', t.id),
-    price: { amount: t.priceAmount, currency: t.priceCurrency },
-    remaining: t.quantity === null ? null : t.quantity - t.sold,
-    [MODEL]: t,
-  };
-}
+export const toGqlTicketType = shown<TicketType, Pick<GqlTicketType, 'id' | 'price' | 'remaining'>>({
+  id: (t) => toGlobalId('TicketType', t.id),
+  price: (t) => ({ amount: t.priceAmount, currency: t.priceCurrency }),
+  remaining: (t) => (t.quantity === null ? null : t.quantity - t.sold),
+});
 
-export function toGqlRegistration(r: Registration): GqlRegistration {
-  return { ...r, id: toGlobalId('Registration', r.id), referenceCode: r.reference, status: upper(r.status), [MODEL]: r };
-}
+export const toGqlRegistration = shown<Registration, Pick<GqlRegistration, 'id' | 'referenceCode' | 'status'>>({
+  id: (r) => toGlobalId('Registration', r.id),
+  referenceCode: (r) => r.reference,
+  status: (r) => upper(r.status),
+});
 
-export function toGqlAttendee(a: Attendee): GqlAttendee {
-  return { ...a, id: toGlobalId('Attendee', a.id), [MODEL]: a };
-}
+export const toGqlAttendee = shown<Attendee, Pick<GqlAttendee, 'id'>>({ id: (a) => toGlobalId('Attendee', a.id) });
 
-export function toGqlMember(m: OrganizerMember): GqlMember {
-  return { ...m, role: upper(m.role), [MODEL]: m };
-}
+export const toGqlMember = shown<OrganizerMember, Pick<GqlMember, 'role'>>({ role: (m) => upper(m.role) });
 
 /** The uuid behind a global ID given in an input; an ID of another type or of nothing is not found. */
 export function requireId(globalId: string, type: NodeType, field: string): string {
