@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { ROOT } from '../support/processes.js';
+
+const compose = parse(readFileSync(join(ROOT, 'compose.yaml'), 'utf8'));
+
+describe('compose.yaml', () => {
+  it('starts Agora from the image built here once PostgreSQL reports healthy', () => {
+    expect(compose.services.agora.build).toBe('.');
+    expect(compose.services.agora.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+    expect(compose.services.postgres.healthcheck.test).toEqual(expect.arrayContaining([expect.stringContaining('pg_isready')]));
+    expect(compose.services.agora.healthcheck.test.join(' ')).toContain('/readyz');
+  });
+
+  it('keeps PostgreSQL data in a named volume', () => {
+    const [volume] = compose.services.postgres.volumes as string[];
+    const name = volume!.split(':')[0]!;
+    expect(name).toMatch(/^[a-z]/);
+    expect(Object.keys(compose.volumes)).toContain(name);
+  });
+
+  it('takes secrets from the environment, required, never written in the file', () => {
+    const env = compose.services.agora.environment as Record<string, string>;
+    expect(env.SECRET_KEY).toMatch(/^\$\{SECRET_KEY:\?/);
+    expect(env.DATABASE_URL).toMatch(/\$\{POSTGRES_PASSWORD:\?[^}]*\}@postgres:5432\//);
+    expect(compose.services.postgres.environment.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
+  });
+
+  it('gives the drain time to finish before Docker kills the process', () => {
+    const grace = Number(/^(\d+)s$/.exec(compose.services.agora.stop_grace_period)![1]);
+    expect(grace).toBeGreaterThan(Number(compose.services.agora.environment.SHUTDOWN_TIMEOUT_SECONDS));
+  });
+});
