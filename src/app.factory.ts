@@ -1,8 +1,8 @@
 import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
+import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { APP_CONFIG } from './config/config.module.js';
 import { AppConfig } from './config/config.schema.js';
@@ -11,7 +11,9 @@ import { TextBoundaryGuard } from './errors/text-boundary.guard.js';
 import { LegacyOpenApi } from './legacy-api/openapi.js';
 import { DatabaseTarget } from './database/database-target.js';
 import { PinoNestLogger, requestId } from './logging/logger.js';
+import { HttpMetrics } from './metrics/http-metrics.js';
 import { HttpDrain } from './shutdown/http-drain.js';
+import { traceFields } from './telemetry/trace-context.js';
 import { PageRenderer } from './web/page-renderer.js';
 import { securityHeaders } from './web/security-headers.js';
 
@@ -40,6 +42,12 @@ export function createHttpAdapter(config: AppConfig, logger: Logger): FastifyAda
       void reply.header('x-request-id', request.id);
       request.server.errorHandler(error, request, reply);
     },
+    // With tracing on, a request's logger is made inside its server span: every line it writes
+    // ("incoming request", "request completed", errors) carries trace_id and span_id beside reqId.
+    ...(config.tracing && {
+      childLoggerFactory: (parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions) =>
+        parent.child({ ...bindings, ...traceFields() }, options),
+    }),
   });
 }
 
@@ -54,6 +62,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
     done();
   });
   app.get(HttpDrain).attach(fastify);
+  app.get(HttpMetrics).attach(fastify);
   app.get(PageRenderer).attach(fastify);
   fastify.decorateRequest('principal', null);
   app.get(LegacyOpenApi).attach(app, LegacyApiModule, { baseUrl: config.baseUrl, sunset: config.legacyApi.sunset });

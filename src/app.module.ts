@@ -14,6 +14,7 @@ import { GraphqlModule } from './graphql/graphql.module.js';
 import { HealthModule } from './health/health.module.js';
 import { HousekeepingModule } from './housekeeping/housekeeping.module.js';
 import { LegacyApiModule } from './legacy-api/legacy-api.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
 import { PersonalTokensModule } from './personal-tokens/personal-tokens.module.js';
 import { ShutdownModule } from './shutdown/shutdown.module.js';
@@ -27,6 +28,7 @@ export function coreModules(config: AppConfig, target: DatabaseTarget) {
     ClockModule,
     ErrorsModule,
     DatabaseModule.forRoot(config, target),
+    MetricsModule.forRoot(config),
     AuthModule,
     WebModule,
     UsersModule,

@@ -1,12 +1,7 @@
 import 'reflect-metadata';
-import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './config/config.schema.js';
 import { readEnvironment } from './config/environment.js';
 import { resolveSecretKey } from './config/secret-key.js';
-import { openDatabaseTarget } from './database/database-target.js';
-import { prepareDatabase } from './database/prepare-database.js';
-import { createLogger } from './logging/logger.js';
-import { stopOnSignals } from './shutdown/stop-on-signals.js';
 
 async function main(): Promise<void> {
   let config;
@@ -20,8 +15,20 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // Tracing patches http, pg and graphql as they load, so it starts before the application is imported
+  // (everything below is imported dynamically, after it).
+  const tracing = config.tracing ? (await import('./telemetry/tracing.js')).startTracing(config.tracing) : undefined;
+
+  const { createLogger } = await import('./logging/logger.js');
+  const { openDatabaseTarget } = await import('./database/database-target.js');
+  const { prepareDatabase } = await import('./database/prepare-database.js');
+  const { createApp } = await import('./app.factory.js');
+  const { MetricsListener } = await import('./metrics/metrics-listener.js');
+  const { stopOnSignals } = await import('./shutdown/stop-on-signals.js');
+
   const logger = createLogger(config);
   if (generatedKey) logger.warn(`SECRET_KEY is not set: using the key generated in ${generatedKey} (set SECRET_KEY in production)`);
+  if (tracing) logger.info({ endpoint: config.tracing!.endpoint }, 'Tracing: exporting spans over OTLP/HTTP');
 
   let target;
   try {
@@ -31,14 +38,17 @@ async function main(): Promise<void> {
   } catch (err) {
     logger.fatal({ err }, `Cannot start: ${(err as Error).message}`);
     await target?.close().catch(() => undefined);
+    await tracing?.shutdown().catch(() => undefined);
     process.exit(1);
   }
 
   const app = await createApp(config, target, logger);
   await app.listen({ port: config.port, host: config.host });
   logger.info({ url: config.baseUrl, host: config.host, port: config.port }, `Agora is listening; GraphQL at ${config.baseUrl}/graphql`);
+  const metricsAddress = await app.get(MetricsListener).listen();
+  if (metricsAddress) logger.info({ host: config.metrics.host, port: metricsAddress.port }, 'Metrics listener: /metrics only');
 
-  stopOnSignals(app, target, config, logger);
+  stopOnSignals(app, target, config, logger, { afterClose: tracing?.shutdown });
 }
 
 main().catch((err: unknown) => {

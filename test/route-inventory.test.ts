@@ -47,7 +47,11 @@ class UndeclaredApiController {
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({}, { controllers: [UndeclaredPageController, UndeclaredApiController] });
+  // With METRICS_TOKEN, so that /metrics on the main listener is in the inventory too.
+  t = await startTestApp(
+    { METRICS_TOKEN: 'metrics-token-7Hq2xV9pLm4Rk8Zt3Wc6Yb1Nf5Jd0Ga' },
+    { controllers: [UndeclaredPageController, UndeclaredApiController] },
+  );
 });
 afterAll(() => t.close());
 

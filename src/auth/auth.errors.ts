@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import type { AuthRefusal } from '../metrics/metrics.js';
 
 /**
  * Authentication and authorization failures of the API (GraphQL and REST). Every edge answers them
@@ -30,6 +31,12 @@ export class AuthError extends Error {
 
   get status(): 401 | 403 {
     return this.code === 'UNAUTHENTICATED' ? 401 : 403;
+  }
+
+  /** The refusal as metrics count it: the RFC 6750 error, or none when no credentials were sent. */
+  get reason(): AuthRefusal {
+    if (this.code === 'INSUFFICIENT_SCOPE') return 'insufficient_scope';
+    return this.invalidCredentials ? 'invalid_token' : 'missing_credentials';
   }
 
   /** The response body, exactly as the contract fixes it. */

@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { GqlExecutionContext } from '@nestjs/graphql';
 import type { FastifyRequest } from 'fastify';
+import { Metrics } from '../metrics/metrics.js';
 import { AuthError } from './auth.errors.js';
 import { hasAnyScope, Principal } from './principal.js';
 import { ACCEPTS_SESSION_CREDENTIAL, IGNORES_CREDENTIALS, IS_PUBLIC, OWN_AUTHENTICATION, REQUIRED_SCOPES } from './public.decorator.js';
@@ -43,6 +44,7 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly authenticator: RequestAuthenticator,
+    private readonly metrics: Metrics,
   ) {}
 
   /** Answers without a promise whenever it can: a public route, a remembered token, no credential at all. */
@@ -58,9 +60,21 @@ export class AuthGuard implements CanActivate {
     if (route.ownAuthentication || route.ignoresCredentials) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const principal = this.authenticator.authenticate(request, { session: route.acceptsSession });
-    return principal instanceof Promise ? principal.then((p) => admit(request, route, p)) : admit(request, route, principal);
+    try {
+      const principal = this.authenticator.authenticate(request, { session: route.acceptsSession });
+      return principal instanceof Promise
+        ? principal.then((p) => admit(request, route, p)).catch(this.refused)
+        : admit(request, route, principal);
+    } catch (err) {
+      return this.refused(err);
+    }
   }
+
+  /** Counts an API request refused for its credentials, then lets the refusal go on to be answered. */
+  private readonly refused = (err: unknown): never => {
+    if (err instanceof AuthError) this.metrics.apiAuthRefused(err.reason);
+    throw err;
+  };
 }
 
 function admit(request: FastifyRequest, route: RouteDeclaration, principal: Principal | null): boolean {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, loadConfig } from './config.schema.js';
+import { ConfigError, loadConfig, metricsOnMainListener } from './config.schema.js';
 
 function problems(env: Record<string, string>): string[] {
   try {
@@ -51,5 +51,37 @@ describe('loadConfig', () => {
     for (let i = 0; i < 300; i++) {
       expect(problems({ NODE_ENV: 'production', SECRET_KEY: randomBytes(32).toString('base64url') })).toEqual([]);
     }
+  });
+
+  it('serves no metrics and traces nothing by default', () => {
+    const config = loadConfig({ HOST: '0.0.0.0' });
+    expect(config.metrics).toEqual({ token: undefined, port: undefined, host: '0.0.0.0' });
+    expect(metricsOnMainListener(config)).toBe(false);
+    expect(config.tracing).toBeUndefined();
+  });
+
+  it('serves /metrics on the main listener with METRICS_TOKEN alone, on its own port with METRICS_PORT', () => {
+    const token = randomBytes(32).toString('base64url');
+    expect(metricsOnMainListener(loadConfig({ METRICS_TOKEN: token }))).toBe(true);
+    const separate = loadConfig({ METRICS_TOKEN: token, METRICS_PORT: '9464', METRICS_HOST: '10.0.0.5' });
+    expect(metricsOnMainListener(separate)).toBe(false);
+    expect(separate.metrics).toEqual({ token, port: 9464, host: '10.0.0.5' });
+  });
+
+  it('refuses a weak METRICS_TOKEN and a METRICS_PORT equal to PORT', () => {
+    expect(problems({ METRICS_TOKEN: 'short' })).toEqual([expect.stringMatching(/^METRICS_TOKEN: must be at least 32 characters/)]);
+    expect(problems({ METRICS_TOKEN: 'changeme-changeme-changeme-changeme-1234' })).toEqual([
+      expect.stringMatching(/^METRICS_TOKEN: looks like a placeholder/),
+    ]);
+    expect(problems({ PORT: '3000', METRICS_PORT: '3000' })).toEqual([expect.stringMatching(/^METRICS_PORT: must differ from PORT/)]);
+    expect(problems({ METRICS_PORT: 'abc' })).toEqual([expect.stringMatching(/^METRICS_PORT: must be a number/)]);
+  });
+
+  it('turns tracing on with OTEL_EXPORTER_OTLP_ENDPOINT, and refuses one that is not an http(s) URL', () => {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).toEqual({
+      endpoint: 'http://collector:4318',
+      serviceName: 'agora',
+    });
+    expect(problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317' })).toEqual([expect.stringMatching(/^OTEL_EXPORTER_OTLP_ENDPOINT: /)]);
   });
 });

@@ -58,6 +58,14 @@ export const environmentSchema = z.object({
     .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)), 'must be a real date such as 2027-12-31')
     .default('2027-12-31'),
   LEGACY_API_MIGRATION_GUIDE_URL: z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).optional(),
+  METRICS_TOKEN: z.string().optional(),
+  METRICS_PORT: port.optional(),
+  METRICS_HOST: z.string().min(1).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL such as http://otel-collector:4318' })
+    .optional()
+    .transform((v) => v?.replace(/\/+$/, '')),
+  OTEL_SERVICE_NAME: z.string().min(1).default('agora'),
 });
 
 export type Environment = z.input<typeof environmentSchema>;
@@ -107,6 +115,27 @@ export interface AppConfig {
     /** Where its callers learn to move to GraphQL (the `Link` header). */
     migrationGuideUrl: string;
   };
+  /**
+   * `/metrics` (Prometheus). Off unless `token` or `port` is set: with `port`, a second listener on
+   * `host` serves only /metrics and the main listener has no such route; with `token`, a scrape must
+   * send `Authorization: Bearer <token>`, on whichever listener serves it.
+   */
+  metrics: {
+    token?: string;
+    port?: number;
+    host: string;
+  };
+  /** OpenTelemetry traces, exported over OTLP/HTTP; undefined (off) unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+  tracing?: {
+    /** The collector's base URL; spans go to `{endpoint}/v1/traces`. */
+    endpoint: string;
+    serviceName: string;
+  };
+}
+
+/** Whether the main listener serves /metrics (with its token): a token is set and no separate port is. */
+export function metricsOnMainListener(config: Pick<AppConfig, 'metrics'>): boolean {
+  return config.metrics.token !== undefined && config.metrics.port === undefined;
 }
 
 export class ConfigError extends Error {
@@ -133,6 +162,13 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
   const e = parsed.data;
   const secretProblem = checkSecretKey(e.SECRET_KEY, e.NODE_ENV);
   if (secretProblem) throw new ConfigError([`SECRET_KEY: ${secretProblem}`]);
+  const metricsTokenProblem = e.METRICS_TOKEN === undefined ? undefined : checkToken(e.METRICS_TOKEN);
+  if (metricsTokenProblem) throw new ConfigError([`METRICS_TOKEN: ${metricsTokenProblem}`]);
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError([
+      `METRICS_PORT: must differ from PORT (got ${e.METRICS_PORT}); unset it to serve /metrics on PORT with METRICS_TOKEN`,
+    ]);
+  }
   return {
     env: e.NODE_ENV,
     host: e.HOST,
@@ -170,6 +206,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       sunset: new Date(`${e.LEGACY_API_SUNSET}T00:00:00Z`),
       migrationGuideUrl: e.LEGACY_API_MIGRATION_GUIDE_URL ?? `${e.BASE_URL ?? `http://localhost:${e.PORT}`}/api/migration-guide`,
     },
+    metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT, host: e.METRICS_HOST ?? e.HOST },
+    tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT ? { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME } : undefined,
   };
 }
 
@@ -179,6 +217,11 @@ function checkSecretKey(value: string | undefined, env: string): string | undefi
   if (value === undefined) {
     return env === 'production' ? 'is required in production: 32 or more random characters, such as `openssl rand -base64 32`' : undefined;
   }
+  return checkToken(value);
+}
+
+/** A shared secret: long, and not a placeholder. */
+function checkToken(value: string): string | undefined {
   if (value.length < 32) return 'must be at least 32 characters (use `openssl rand -base64 32`)';
   if (PLACEHOLDER.test(value) || new Set(value).size < 10) return 'looks like a placeholder; use 32 or more random characters';
   return undefined;

@@ -11,6 +11,7 @@ import type { PageResult } from '../web/page-result.js';
 import { Redirect, seeOther, view } from '../web/page-result.js';
 import { Pages, SignedIn } from '../web/pages.decorator.js';
 import { confirmSignOutEverywherePage, SecurityPageOptions, securityPage } from './security.pages.js';
+import { Metrics } from '../metrics/metrics.js';
 
 const isInvalid = (err: unknown): err is DomainError => err instanceof DomainError && err.kind !== 'forbidden' && err.kind !== 'not_found';
 
@@ -23,6 +24,7 @@ export class SecurityController {
     private readonly sessions: SessionsService,
     private readonly session: WebSession,
     private readonly throttle: SignInThrottle,
+    private readonly metrics: Metrics,
   ) {}
 
   @Get('security')
@@ -92,8 +94,8 @@ export class SecurityController {
 
   /** A refusal that was not about the current password takes back the attempt it counted. */
   private async settle(signedIn: SignedInUser, req: FastifyRequest, err: DomainError): Promise<void> {
-    if (!failuresOf(err).some((failure) => failure.code === 'WRONG_PASSWORD'))
-      await this.throttle.recordSuccess(accountKey(signedIn), req.ip);
+    if (failuresOf(err).some((failure) => failure.code === 'WRONG_PASSWORD')) this.metrics.passwordRefused('security');
+    else await this.throttle.recordSuccess(accountKey(signedIn), req.ip);
   }
 
   @Get('sessions/sign-out-everywhere')

@@ -34,7 +34,7 @@ export class DatabaseModule {
         { provide: CursorCodec, inject: [APP_CONFIG], useFactory: (appConfig: AppConfig) => CursorCodec.fromSecret(appConfig.secretKey) },
         KeysetPager,
       ],
-      exports: [DATABASE_TARGET, PreparedStatements, CursorCodec, KeysetPager],
+      exports: [DATABASE_TARGET, OwnedPool, PreparedStatements, CursorCodec, KeysetPager],
     };
   }
 }

@@ -25,6 +25,11 @@ export class OwnedPool {
     this.driver = Object.assign(Object.create(pg) as typeof pg, { Pool: RecordedPool });
   }
 
+  /** The pool, or undefined before TypeORM has connected (what a metrics scrape reads). */
+  get openPool(): pg.Pool | undefined {
+    return this.instance;
+  }
+
   /** The pool, once TypeORM has connected (before any request is served). */
   get pool(): pg.Pool {
     if (!this.instance) throw new Error('The database pool is not open yet');

@@ -12,6 +12,8 @@ import { DateTimeScalar } from './date-time.scalar.js';
 import { errorLoggingPlugin, formatGraphqlError } from './graphql-errors.js';
 import { GraphqlController } from './graphql.controller.js';
 import { OperationPolicyPlugin } from './operation-policy.plugin.js';
+import { GraphqlMetricsPlugin } from './graphql-metrics.plugin.js';
+import { Metrics } from '../metrics/metrics.js';
 import { PublicFieldsRegistry } from './public-fields.registry.js';
 import { join } from 'node:path';
 import { projectRoot } from '../config/project-root.js';
@@ -24,8 +26,8 @@ import { graphqlErrors } from './graphql-exception.filter.js';
 
 @Module({
   imports: [DiscoveryModule],
-  providers: [PublicFieldsRegistry, OperationPolicyPlugin],
-  exports: [PublicFieldsRegistry, OperationPolicyPlugin],
+  providers: [PublicFieldsRegistry, OperationPolicyPlugin, GraphqlMetricsPlugin],
+  exports: [PublicFieldsRegistry, OperationPolicyPlugin, GraphqlMetricsPlugin],
 })
 class GraphqlPolicyModule {}
 
@@ -35,8 +37,8 @@ class GraphqlPolicyModule {}
     NestGraphQLModule.forRootAsync<ApolloDriverConfig>({
       driver: AgoraApolloDriver,
       imports: [GraphqlPolicyModule],
-      inject: [OperationPolicyPlugin],
-      useFactory: (policy: OperationPolicyPlugin): ApolloDriverConfig => ({
+      inject: [OperationPolicyPlugin, GraphqlMetricsPlugin, Metrics],
+      useFactory: (policy: OperationPolicyPlugin, graphqlMetrics: GraphqlMetricsPlugin, metrics: Metrics): ApolloDriverConfig => ({
         typePaths: [join(projectRoot(), 'src/**/*.graphql')],
         resolvers: { DateTime: DateTimeScalar },
         path: GRAPHQL_PATH,
@@ -63,6 +65,8 @@ class GraphqlPolicyModule {}
         plugins: [
           policy,
           errorLoggingPlugin,
+          // Only when /metrics is served: otherwise Apollo need not call it on every request.
+          ...(metrics.enabled ? [graphqlMetrics] : []),
           ApolloServerPluginLandingPageDisabled(),
           ApolloServerPluginCacheControlDisabled(),
           ApolloServerPluginInlineTraceDisabled(),

@@ -5,6 +5,7 @@ import { AuthError } from '../auth/auth.errors.js';
 import { hasAnyScope } from '../auth/principal.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
+import { Metrics } from '../metrics/metrics.js';
 import { GraphqlContext } from './graphql-context.js';
 import { fragmentsOf, isMetaField, measureOperation, operationCost } from './operation-analysis.js';
 import { PublicFieldsRegistry } from './public-fields.registry.js';
@@ -46,6 +47,7 @@ export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext>
   constructor(
     private readonly publicFields: PublicFieldsRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   async requestDidStart(): Promise<GraphQLRequestListener<GraphqlContext>> {
@@ -65,6 +67,7 @@ export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext>
           if (!hasAnyScope(principal, needed)) denial = AuthError.insufficientScope(needed);
         }
         if (denial) {
+          this.metrics.apiAuthRefused(denial.reason);
           contextValue.policy.denial = denial;
           throw new GraphQLError(denial.message, { extensions: { code: denial.code, http: { status: denial.status } } });
         }

@@ -9,6 +9,7 @@ import { TokenExchangeService } from './token-exchange.service.js';
 import { Inject } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
+import { Metrics } from '../metrics/metrics.js';
 
 /** Endpoints that clients call with their own credentials: token (RFC 6749), revoke (RFC 7009), introspect (RFC 7662). */
 @Controller('oauth')
@@ -21,16 +22,24 @@ export class TokenController {
     private readonly exchange: TokenExchangeService,
     private readonly accessTokens: AccessTokensService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   @Post('token')
   @HttpCode(200)
   async token(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
     noStore(reply);
-    const params = readParams(req.headers['content-type'], req.body);
-    this.exchange.checkGrantType(params);
-    const application = await this.clients.authenticate(req.headers.authorization, params);
-    return this.exchange.exchange(application, params);
+    try {
+      const params = readParams(req.headers['content-type'], req.body);
+      this.exchange.checkGrantType(params);
+      const application = await this.clients.authenticate(req.headers.authorization, params);
+      const issued = await this.exchange.exchange(application, params);
+      this.metrics.tokenIssued(params.grant_type!);
+      return issued;
+    } catch (err) {
+      if (err instanceof OAuthError) this.metrics.tokenRefused(err.code);
+      throw err;
+    }
   }
 
   @Post('revoke')

@@ -5,6 +5,7 @@ import { DataSource, EntityManager, MoreThan, Repository } from 'typeorm';
 import { Clock } from '../clock/clock.js';
 import { UserError } from '../users/users.errors.js';
 import { SignInFailureEntity } from './sign-in-failure.entity.js';
+import { Metrics } from '../metrics/metrics.js';
 
 const WINDOW_MS = 15 * 60_000;
 /** Failed attempts allowed in the window: per account (login), and per client address. */
@@ -52,6 +53,7 @@ export class SignInThrottle {
     @InjectRepository(SignInFailureEntity) private readonly failures: Repository<SignInFailureEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
+    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -64,6 +66,7 @@ export class SignInThrottle {
       { subject: subject('login', account), limit: SIGN_IN_LIMITS.login, windowMs: WINDOW_MS },
       { subject: subject('ip', ip), limit: SIGN_IN_LIMITS.ip, windowMs: WINDOW_MS },
     ]);
+    if (retryAfterSeconds > 0) this.metrics.throttled('sign_in');
     return retryAfterSeconds;
   }
 
@@ -92,7 +95,11 @@ export class SignInThrottle {
       { subject: subject('signup-failed', ip), limit: SIGN_UP_LIMIT.failedPerAddress, windowMs: SIGN_UP_LIMIT.windowMs },
     ];
     const { retryAfterSeconds, blockedBy, rows } = await this.reserve(quotas);
-    if (retryAfterSeconds > 0) return { granted: false, retryAfterSeconds, limit: blockedBy === quotas[0] ? 'accounts' : 'failures' };
+    if (retryAfterSeconds > 0) {
+      const limit = blockedBy === quotas[0] ? 'accounts' : 'failures';
+      this.metrics.throttled(limit === 'accounts' ? 'sign_up_accounts' : 'sign_up_failures');
+      return { granted: false, retryAfterSeconds, limit };
+    }
     return { granted: true, accountRow: rows[0]!, failureRow: rows[1]! };
   }
 

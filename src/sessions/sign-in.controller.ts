@@ -14,6 +14,7 @@ import { signInPage } from './sign-in.pages.js';
 import { SignInThrottle, tryAgainIn } from './sign-in-throttle.js';
 import { ReturnOrigins } from './return-origins.js';
 import { WebSession } from './web-session.js';
+import { Metrics } from '../metrics/metrics.js';
 
 const FAILED = 'Incorrect username, email or password.';
 
@@ -27,6 +28,7 @@ export class SignInController {
     private readonly throttle: SignInThrottle,
     private readonly returnOrigins: ReturnOrigins,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   @Get('sign-in')
@@ -63,6 +65,7 @@ export class SignInController {
     }
     const user = login && password ? await this.users.verifyCredentials(login, password) : null;
     if (!user) {
+      this.metrics.passwordRefused('sign_in');
       return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, login, error: FAILED }), {
         status: 401,
         formActions: await this.returnOrigins.of(target),

@@ -11,7 +11,15 @@ import { shutdownPhases } from './shutdown-phases.js';
  * (SHUTDOWN_TIMEOUT_SECONDS) ran out. Further signals change nothing: a terminal's Ctrl-C reaches
  * both `npm start` and the server, and npm forwards it as well.
  */
-export function stopOnSignals(app: NestFastifyApplication, target: DatabaseTarget, config: AppConfig, logger: Logger): void {
+export function stopOnSignals(
+  app: NestFastifyApplication,
+  target: DatabaseTarget,
+  config: AppConfig,
+  logger: Logger,
+  options: {
+    /** Runs after the database has closed, before exit (the buffered spans are exported). */ afterClose?: () => Promise<void>;
+  } = {},
+): void {
   let stopping = false;
   const stop = async (signal: NodeJS.Signals): Promise<void> => {
     if (stopping) return;
@@ -35,6 +43,7 @@ export function stopOnSignals(app: NestFastifyApplication, target: DatabaseTarge
       }
       await app.close();
       await target.close();
+      await options.afterClose?.().catch((err: unknown) => logger.warn({ err }, 'Exporting the last spans failed'));
       logger.info({ shutdownMs: Math.round(performance.now() - startedAt) }, 'Stopped');
       process.exit(report.requestsCut > 0 ? 1 : 0);
     } catch (err) {

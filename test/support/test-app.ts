@@ -11,6 +11,7 @@ import { AppConfig, loadConfig } from '../../src/config/config.schema.js';
 import { openDatabaseTarget } from '../../src/database/database-target.js';
 import { prepareDatabase } from '../../src/database/prepare-database.js';
 import { createLogger, PinoNestLogger } from '../../src/logging/logger.js';
+import { MetricsListener } from '../../src/metrics/metrics-listener.js';
 import { createTestDatabase } from './database.js';
 
 /** Shared by the test app and the CLI processes it starts (same key, same encrypted signing keys). */
@@ -88,6 +89,7 @@ export async function startTestApp(
   await configureApp(app);
   await app.init();
   await app.listen({ port, host: '127.0.0.1' });
+  await app.get(MetricsListener).listen();
 
   return {
     url,

@@ -1,0 +1,179 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.schema.js';
+import { OwnedPool } from '../database/owned-pool.js';
+
+/** Seconds; from a cached read to a slow page of events. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** The route label of a request no route matched (404s, whatever their path). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** Why the API refused a request's credentials (the RFC 6750 error, or none sent). */
+export type AuthRefusal = 'missing_credentials' | 'invalid_token' | 'insufficient_scope';
+
+/** Which throttle refused: sign-in attempts, or sign-ups from one address (accounts created, "taken" answers). */
+export type ThrottleLimit = 'sign_in' | 'sign_up_accounts' | 'sign_up_failures';
+
+/** Where a password was refused: the sign-in page, or a password re-check on the security page. */
+export type PasswordForm = 'sign_in' | 'security';
+
+type CounterChild = ReturnType<Counter<string>['labels']>;
+type HistogramChild = ReturnType<Histogram<string>['labels']>;
+
+/**
+ * Every Prometheus metric of the service, in one registry of this application (docs/operations.md,
+ * "Metrics", lists them). Label values come from fixed sets (route patterns, status codes, protocol
+ * error codes, a bounded set of GraphQL operation names), never from raw input, so the series stay few.
+ * Features record through the methods below; the per-request ones reuse their label children, so a
+ * request costs a map lookup, a counter increment and a histogram observation.
+ */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+  /** Whether /metrics is served at all (METRICS_TOKEN or METRICS_PORT); the per-request hooks attach only then. */
+  readonly enabled: boolean;
+
+  private readonly httpRequests = new Counter({
+    name: 'agora_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status'],
+    registers: [this.registry],
+  });
+  private readonly httpDuration = new Histogram({
+    name: 'agora_http_request_duration_seconds',
+    help: 'Time from receiving an HTTP request to the end of its response, by method and route pattern',
+    labelNames: ['method', 'route'],
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly graphqlOperations = new Counter({
+    name: 'agora_graphql_operations_total',
+    help: 'GraphQL operations answered, by operation name, type and outcome (error: the response carried errors)',
+    labelNames: ['operation', 'type', 'outcome'],
+    registers: [this.registry],
+  });
+  private readonly graphqlDuration = new Histogram({
+    name: 'agora_graphql_operation_duration_seconds',
+    help: 'Time Apollo spent on a GraphQL operation (parse to response), by operation name and type',
+    labelNames: ['operation', 'type'],
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly tokensIssued = new Counter({
+    name: 'agora_oauth_tokens_issued_total',
+    help: 'Access tokens issued by the OAuth token endpoint, by grant type',
+    labelNames: ['grant'],
+    registers: [this.registry],
+  });
+  private readonly tokenRefusals = new Counter({
+    name: 'agora_oauth_token_refusals_total',
+    help: 'Requests the OAuth token endpoint refused, by OAuth error code (invalid_grant, invalid_client, …)',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
+  private readonly authRefusals = new Counter({
+    name: 'agora_api_auth_refusals_total',
+    help: 'API requests (GraphQL, REST, UserInfo) refused for their credentials: missing_credentials, invalid_token, insufficient_scope',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
+  private readonly passwordFailures = new Counter({
+    name: 'agora_sign_in_failures_total',
+    help: 'Wrong passwords (or unknown accounts), by form: sign_in, security (a password re-check)',
+    labelNames: ['form'],
+    registers: [this.registry],
+  });
+  private readonly throttles = new Counter({
+    name: 'agora_throttled_total',
+    help: 'Attempts refused with 429 by a throttle: sign_in, sign_up_accounts, sign_up_failures',
+    labelNames: ['limit'],
+    registers: [this.registry],
+  });
+
+  private readonly httpSeries = new Map<string, { duration: HistogramChild; byStatus: Map<number, CounterChild> }>();
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig, owned: OwnedPool) {
+    this.enabled = config.metrics.token !== undefined || config.metrics.port !== undefined;
+    const pool = (read: (p: NonNullable<OwnedPool['openPool']>) => number) =>
+      function (this: Gauge) {
+        const open = owned.openPool;
+        if (open) this.set(read(open));
+      };
+    new Gauge({
+      name: 'agora_db_pool_connections',
+      help: 'Connections the database pool holds (in use and idle)',
+      registers: [this.registry],
+      collect: pool((p) => p.totalCount),
+    });
+    new Gauge({
+      name: 'agora_db_pool_idle_connections',
+      help: 'Connections of the database pool not in use',
+      registers: [this.registry],
+      collect: pool((p) => p.idleCount),
+    });
+    new Gauge({
+      name: 'agora_db_pool_waiting_requests',
+      help: 'Queries waiting for a connection of the database pool (it is at its maximum)',
+      registers: [this.registry],
+      collect: pool((p) => p.waitingCount),
+    });
+    new Gauge({
+      name: 'agora_db_pool_max_connections',
+      help: 'Most connections the database pool may open (DATABASE_POOL_SIZE; 1 on the embedded database)',
+      registers: [this.registry],
+      collect: pool((p) => p.options.max ?? 10),
+    });
+    // Process CPU, memory, file descriptors, GC, and event-loop lag (nodejs_eventloop_lag_seconds and its
+    // percentiles): only when served, as the event-loop histogram samples all the time.
+    if (this.enabled) collectDefaultMetrics({ register: this.registry });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The text a scrape answers. */
+  scrape(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** One HTTP response: `route` is the route pattern (`/api/events/:id`) or UNMATCHED_ROUTE, never the URL. */
+  httpRequest(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${route}`;
+    let series = this.httpSeries.get(key);
+    if (!series) this.httpSeries.set(key, (series = { duration: this.httpDuration.labels(method, route), byStatus: new Map() }));
+    let counter = series.byStatus.get(status);
+    if (!counter) series.byStatus.set(status, (counter = this.httpRequests.labels(method, route, String(status))));
+    counter.inc();
+    series.duration.observe(seconds);
+  }
+
+  /** One GraphQL operation; `operation` must already be bounded (GraphqlMetricsPlugin). */
+  graphqlOperation(operation: string, type: string, errored: boolean, seconds: number): void {
+    this.graphqlOperations.labels(operation, type, errored ? 'error' : 'ok').inc();
+    this.graphqlDuration.labels(operation, type).observe(seconds);
+  }
+
+  tokenIssued(grant: string): void {
+    this.tokensIssued.labels(grant).inc();
+  }
+
+  /** `reason`: an OAuth error code (a fixed set). */
+  tokenRefused(reason: string): void {
+    this.tokenRefusals.labels(reason).inc();
+  }
+
+  apiAuthRefused(reason: AuthRefusal): void {
+    this.authRefusals.labels(reason).inc();
+  }
+
+  passwordRefused(form: PasswordForm): void {
+    this.passwordFailures.labels(form).inc();
+  }
+
+  throttled(limit: ThrottleLimit): void {
+    this.throttles.labels(limit).inc();
+  }
+}
