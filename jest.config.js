@@ -8,7 +8,7 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.test.json' }],
   },
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/test/browser/', '/test/fault/', '/test/shutdown/', '/test/fuzz/', '/test/extending/'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/test/browser/', '/test/fault/', '/test/fleet/', '/test/shutdown/', '/test/fuzz/', '/test/extending/'],
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
   testTimeout: 60000,
