@@ -38,3 +38,27 @@ it('purges expired sessions, codes and access tokens, and keeps live ones', asyn
   expect(await t.get(HousekeepingService).run()).toEqual({ sessions: 1, codes: 1, accessTokens: 1 });
   expect(await count('sessions')).toBe(1);
 });
+
+it('runs once per interval however many instances ask at once, and again when an interval has passed', async () => {
+  const housekeeping = t.get(HousekeepingService);
+  const interval = t.config.housekeepingIntervalMs;
+  t.clock.advance(2 * interval); // past any run an earlier test made
+
+  // Every instance's timer firing at the same moment: one claim wins (on PostgreSQL, concurrently).
+  const before = t.clock.now().getTime();
+  const asked = await Promise.all(Array.from({ length: 5 }, () => housekeeping.runIfDue()));
+  expect(asked.filter((purged) => purged !== null)).toHaveLength(1);
+  const [row] = await t.get(DataSource).query(`SELECT started_at, finished_at FROM housekeeping_runs`);
+  expect(row.started_at.getTime()).toBeGreaterThanOrEqual(before);
+  expect(row.started_at.getTime()).toBeLessThanOrEqual(t.clock.now().getTime());
+  expect(row.finished_at).not.toBeNull();
+
+  t.clock.advance(interval - 1000);
+  expect(await housekeeping.runIfDue()).toBeNull();
+  t.clock.advance(1000);
+  expect(await housekeeping.runIfDue()).toEqual({
+    sessions: expect.any(Number),
+    codes: expect.any(Number),
+    accessTokens: expect.any(Number),
+  });
+});

@@ -45,6 +45,7 @@ export const environmentSchema = z.object({
   SHUTDOWN_TIMEOUT_SECONDS: positiveInt(600).default(10),
   PERSONAL_TOKEN_LAST_USED_INTERVAL_SECONDS: positiveInt(86400).default(60),
   AUTH_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  HOUSEKEEPING_INTERVAL_SECONDS: positiveInt(7 * 86400).default(3600),
   SECRET_KEY: z.string().optional(),
   SESSION_TTL_HOURS: positiveInt(24 * 365).default(336),
   OAUTH_CODE_TTL_SECONDS: positiveInt(600).default(60),
@@ -98,6 +99,8 @@ export interface AppConfig {
   /** Cookies get the Secure flag when BASE_URL is https. */
   secureCookies: boolean;
   sessionTtlMs: number;
+  /** How often the fleet, all instances together, deletes expired rows. */
+  housekeepingIntervalMs: number;
   oauth: {
     codeTtlMs: number;
     /** Fixed by the specification. */
@@ -192,6 +195,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     secretKey: e.SECRET_KEY,
     secureCookies: (e.BASE_URL ?? '').startsWith('https:'),
     sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
+    housekeepingIntervalMs: e.HOUSEKEEPING_INTERVAL_SECONDS * 1000,
     oauth: {
       codeTtlMs: e.OAUTH_CODE_TTL_SECONDS * 1000,
       accessTokenTtlMs: 3_600_000,

@@ -4,6 +4,7 @@ import { OrganizerMemberEntity } from '../events/organizer-member.entity.js';
 import { OrganizerEntity } from '../events/organizer.entity.js';
 import { RegistrationEntity } from '../events/registration.entity.js';
 import { TicketTypeEntity } from '../events/ticket-type.entity.js';
+import { HousekeepingRunEntity } from '../housekeeping/housekeeping-run.entity.js';
 import { LegacyApiUsageEntity } from '../legacy-api/legacy-api-usage.entity.js';
 import { AccessTokenEntity } from '../oauth/access-token.entity.js';
 import { ApplicationEntity } from '../oauth/application.entity.js';
@@ -33,4 +34,5 @@ export const ENTITIES = [
   RegistrationEntity,
   AttendeeEntity,
   LegacyApiUsageEntity,
+  HousekeepingRunEntity,
 ];

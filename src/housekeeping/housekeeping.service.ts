@@ -1,11 +1,26 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { Clock } from '../clock/clock.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.schema.js';
 import { AuthorizationCodesService } from '../oauth/authorization-codes.service.js';
 import { SessionsService } from '../sessions/sessions.service.js';
 import { SignInThrottle } from '../sessions/sign-in-throttle.js';
+import { HousekeepingRunEntity } from './housekeeping-run.entity.js';
 
-const INTERVAL_MS = 3_600_000;
+const JOB = 'purge-expired';
 
-/** Deletes expired sessions, authorization codes, access tokens and sign-in failures every hour, so tables stay small. */
+export interface Purged {
+  sessions: number;
+  codes: number;
+  accessTokens: number;
+}
+
+/**
+ * Deletes expired sessions, authorization codes, access tokens and sign-in failures, so tables stay
+ * small: once per interval for all the instances sharing the database, not once per instance.
+ */
 @Injectable()
 export class HousekeepingService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(HousekeepingService.name);
@@ -15,10 +30,15 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
     private readonly sessions: SessionsService,
     private readonly codes: AuthorizationCodesService,
     private readonly throttle: SignInThrottle,
+    @InjectRepository(HousekeepingRunEntity) private readonly runs: Repository<HousekeepingRunEntity>,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.run(), INTERVAL_MS);
+    // Every instance looks four times an interval; the claim lets one of them run. So the fleet runs
+    // between one and one and a quarter intervals apart, whichever instances are up.
+    this.timer = setInterval(() => void this.runIfDue(), this.config.housekeepingIntervalMs / 4);
     this.timer.unref();
   }
 
@@ -26,17 +46,48 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
     clearInterval(this.timer);
   }
 
-  async run(): Promise<{ sessions: number; codes: number; accessTokens: number }> {
+  /** Runs housekeeping unless some instance started it less than an interval ago; null when it did not run. */
+  async runIfDue(): Promise<Purged | null> {
+    try {
+      if (!(await this.claim())) return null;
+    } catch (err) {
+      this.logger.warn(`Housekeeping skipped: ${(err as Error).message}`);
+      return null;
+    }
+    const purged = await this.run();
+    if (!purged) return null;
+    await this.runs.update({ job: JOB }, { finishedAt: this.clock.now() }).catch(() => undefined);
+    this.logger.log(`Housekeeping ran: purged ${purged.sessions} sessions, ${purged.codes} codes, ${purged.accessTokens} access tokens`);
+    return purged;
+  }
+
+  /** Deletes what has expired, now, whatever other instances do (the deletes are idempotent); null when it failed. */
+  async run(): Promise<Purged | null> {
     try {
       const sessions = await this.sessions.purgeExpired();
       const { codes, accessTokens } = await this.codes.purgeExpired();
       await this.throttle.purgeExpired();
-      if (sessions + codes + accessTokens > 0)
-        this.logger.log(`Purged ${sessions} sessions, ${codes} codes, ${accessTokens} access tokens`);
       return { sessions, codes, accessTokens };
     } catch (err) {
       this.logger.warn(`Housekeeping failed: ${(err as Error).message}`);
-      return { sessions: 0, codes: 0, accessTokens: 0 };
+      return null;
     }
+  }
+
+  /**
+   * Takes this interval's run for this instance. One statement decides among instances claiming at
+   * once: the row lock makes them queue, and each re-checks `started_at` after the one before it
+   * committed, so only the first moves it.
+   */
+  private async claim(): Promise<boolean> {
+    const now = this.clock.now();
+    const rows: unknown[] = await this.runs.query(
+      `INSERT INTO housekeeping_runs AS r (job, started_at) VALUES ($1, $2)
+       ON CONFLICT (job) DO UPDATE SET started_at = excluded.started_at, finished_at = NULL
+       WHERE r.started_at <= $3
+       RETURNING r.job`,
+      [JOB, now, new Date(now.getTime() - this.config.housekeepingIntervalMs)],
+    );
+    return rows.length === 1;
   }
 }

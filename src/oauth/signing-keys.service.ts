@@ -28,6 +28,9 @@ interface ActiveKey {
 const ACTIVE_KEY_REFRESH_MS = 60_000;
 // A retired key stays published while tokens it signed may still be presented, plus clock skew.
 const RETIRED_KEY_GRACE_MS = 5 * 60_000;
+// Rotations queue on this advisory lock (any constant, the same on every instance and beside the
+// migrations' 727_274_001), so two at once retire one key each instead of one failing on the index.
+const ROTATION_LOCK_KEY = 727_274_002;
 
 /** RFC 7638 JWK thumbprint: a stable key id derived from the public key itself. */
 function thumbprint(jwk: { e: string; n: string }): string {
@@ -101,6 +104,7 @@ export class SigningKeysService implements OnModuleInit {
   /** Retires the signing key and starts signing with a new one. */
   async rotate(): Promise<{ kid: string; retired: string | null }> {
     const retired = await this.dataSource.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock($1)', [ROTATION_LOCK_KEY]);
       const current = await manager.findOneBy(SigningKeyEntity, { retiredAt: IsNull() });
       if (current) await manager.update(SigningKeyEntity, { kid: current.kid }, { retiredAt: this.clock.now() });
       await manager.insert(SigningKeyEntity, this.newKeyRow());

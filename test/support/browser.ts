@@ -1,8 +1,23 @@
 /** A cookie-keeping HTTP client that follows nothing by itself: enough to drive sign-in and consent pages. */
 export class Browser {
-  private readonly cookies = new Map<string, string>();
+  private readonly origin: string;
 
-  constructor(private readonly baseUrl: string) {}
+  /**
+   * `site` is the public address the server knows itself by (BASE_URL), where forms are posted from;
+   * it differs from `baseUrl` when the browser talks to one instance of several behind that address.
+   */
+  constructor(
+    private readonly baseUrl: string,
+    site = baseUrl,
+    private readonly cookies = new Map<string, string>(),
+  ) {
+    this.origin = new URL(site).origin;
+  }
+
+  /** The same browser, its cookies included, sent to another instance of the site (as a load balancer would). */
+  at(baseUrl: string): Browser {
+    return new Browser(baseUrl, this.origin, this.cookies);
+  }
 
   async get(path: string): Promise<Response> {
     return this.request(path, { method: 'GET' });
@@ -11,7 +26,7 @@ export class Browser {
   async post(path: string, form: Record<string, string> | URLSearchParams, headers: Record<string, string> = {}): Promise<Response> {
     return this.request(path, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(this.baseUrl).origin, ...headers },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: this.origin, ...headers },
       body: new URLSearchParams(form).toString(),
     });
   }
@@ -28,7 +43,8 @@ export class Browser {
     let current = res;
     for (let hops = 0; hops < 10 && current.status >= 300 && current.status < 400; hops++) {
       const location = new URL(current.headers.get('location')!, this.baseUrl);
-      if (location.origin !== new URL(this.baseUrl).origin) return { res: current, external: location.toString() };
+      if (location.origin !== new URL(this.baseUrl).origin && location.origin !== this.origin)
+        return { res: current, external: location.toString() };
       current = await this.get(location.pathname + location.search);
     }
     return { res: current };

@@ -8,6 +8,7 @@ import { SignUpThrottle1763900000002 } from './1763900000002-sign-up-throttle.js
 import { ClientChangeNotifications1763900000003 } from './1763900000003-client-change-notifications.js';
 import { SignUpProbeThrottle1763900000004 } from './1763900000004-sign-up-probe-throttle.js';
 import { SessionDevices1764000000001 } from './1764000000001-session-devices.js';
+import { HousekeepingRuns1795424666792 } from './1795424666792-housekeeping-runs.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   ClientChangeNotifications1763900000003,
   SignUpProbeThrottle1763900000004,
   SessionDevices1764000000001,
+  HousekeepingRuns1795424666792,
 ];
