@@ -1,9 +1,7 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from '../support/processes.js';
+import { ROOT, ServerProcess, startServer as startCopy, waitForHttp } from '../support/processes.js';
 import { freePort } from '../support/test-app.js';
 import { ProjectCopy } from './project-copy.js';
 
@@ -57,44 +55,22 @@ async function apply(copy: ProjectCopy, step: Step): Promise<void> {
   }
 }
 
-interface Server {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-}
-
-async function startServer(copy: ProjectCopy, dataDir: string): Promise<Server> {
+async function startServer(copy: ProjectCopy, dataDir: string): Promise<ServerProcess & { url: string }> {
   const port = await freePort();
-  const env = {
-    ...process.env,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: '',
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-  };
-  const child = spawn('node', ['dist/src/main.js'], { cwd: copy.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const server = startCopy({ DATABASE_URL: '', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' }, copy.dir);
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`the copy's server exited:\n${output}`);
-    if ((await fetch(`${url}/readyz`).catch(() => null))?.ok) return { child, url, output: () => output };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`the copy's server did not become ready:\n${output}`);
+  await waitForHttp(`${url}/readyz`, server);
+  return { ...server, url };
 }
 
 describe('docs/extending.md, applied to a copy of the project', () => {
   const copy = new ProjectCopy();
   const dataDir = mkdtempSync(join(tmpdir(), 'agora-guide-data-'));
-  let server: Server | undefined;
+  let server: (ServerProcess & { url: string }) | undefined;
   afterAll(async () => {
     if (server) {
       server.child.kill('SIGTERM');
-      await once(server.child, 'exit');
+      await server.exited;
     }
     copy.remove();
     rmSync(dataDir, { recursive: true, force: true });

@@ -55,9 +55,9 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts the built server (`npm start` without the build step). */
-export function startServer(env: Record<string, string>): ServerProcess {
-  const child = spawn('node', [resolve(ROOT, 'dist/src/main.js')], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts the built server (`npm start` without the build step), of this project or of a copy at `root`. */
+export function startServer(env: Record<string, string>, root = ROOT): ServerProcess {
+  const child = spawn('node', [resolve(root, 'dist/src/main.js')], { cwd: root, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
