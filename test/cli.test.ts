@@ -341,6 +341,8 @@ describe('administration CLI', () => {
     await signIn(browser, owner.username, TEST_PASSWORD);
     const dashboard = await (await browser.get('/applications')).text();
     const shown = /data-label="Application ID"><code>([^<]+)<\/code>/.exec(dashboard)![1]!;
+    // Hex: an id starting with "-" (one base64url id in 64 did) would be read as a flag after --id.
+    expect(shown).toMatch(/^[0-9a-f]{40}$/);
     expect(shown).toBe(created.json.clientId);
 
     const all = await runCli(t.databaseEnv, 'apps:list');

@@ -37,7 +37,8 @@ export class ApplicationsService {
       this.applications.create({
         ownerId,
         ...valid,
-        clientId: randomBytes(24).toString('base64url'),
+        // Hex, so that no client id starts with "-" (read as a flag by command lines) or needs escaping anywhere.
+        clientId: randomBytes(20).toString('hex'),
         clientSecretHash: hashSecret(clientSecret),
         secretRotatedAt: null,
       }),
