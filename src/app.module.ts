@@ -16,6 +16,7 @@ import { HousekeepingModule } from './housekeeping/housekeeping.module.js';
 import { LegacyApiModule } from './legacy-api/legacy-api.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
+import { RateLimitsModule } from './rate-limits/rate-limits.module.js';
 import { PersonalTokensModule } from './personal-tokens/personal-tokens.module.js';
 import { ShutdownModule } from './shutdown/shutdown.module.js';
 import { UsersModule } from './users/users.module.js';
@@ -29,6 +30,7 @@ export function coreModules(config: AppConfig, target: DatabaseTarget) {
     ErrorsModule,
     DatabaseModule.forRoot(config, target),
     MetricsModule.forRoot(config),
+    RateLimitsModule,
     AuthModule,
     WebModule,
     UsersModule,

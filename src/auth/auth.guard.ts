@@ -1,8 +1,10 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { GqlExecutionContext } from '@nestjs/graphql';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Metrics } from '../metrics/metrics.js';
+import { RATE_LIMITED, RateLimitCharge } from '../rate-limits/rate-limited.decorator.js';
+import { RateLimits } from '../rate-limits/rate-limits.service.js';
 import { AuthError } from './auth.errors.js';
 import { hasAnyScope, Principal } from './principal.js';
 import { ACCEPTS_SESSION_CREDENTIAL, IGNORES_CREDENTIALS, IS_PUBLIC, OWN_AUTHENTICATION, REQUIRED_SCOPES } from './public.decorator.js';
@@ -29,6 +31,8 @@ interface RouteDeclaration {
   ignoresCredentials: boolean;
   acceptsSession: boolean;
   requiredScopes: string[] | undefined;
+  /** Undefined when the route has no rate limit; see @RateLimited(). */
+  rateLimit: RateLimitCharge | undefined;
 }
 
 @Injectable()
@@ -39,12 +43,14 @@ export class AuthGuard implements CanActivate {
     ignoresCredentials: this.reflector.getAllAndOverride<boolean>(IGNORES_CREDENTIALS, targets) ?? false,
     acceptsSession: this.reflector.getAllAndOverride<boolean>(ACCEPTS_SESSION_CREDENTIAL, targets) ?? false,
     requiredScopes: this.reflector.getAllAndOverride<string[]>(REQUIRED_SCOPES, targets),
+    rateLimit: this.rateLimits.enabled ? this.reflector.getAllAndOverride<RateLimitCharge>(RATE_LIMITED, targets) : undefined,
   }));
 
   constructor(
     private readonly reflector: Reflector,
     private readonly authenticator: RequestAuthenticator,
     private readonly metrics: Metrics,
+    private readonly rateLimits: RateLimits,
   ) {}
 
   /** Answers without a promise whenever it can: a public route, a remembered token, no credential at all. */
@@ -60,6 +66,7 @@ export class AuthGuard implements CanActivate {
     if (route.ownAuthentication || route.ignoresCredentials) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
+    if (route.rateLimit) return this.admitRateLimited(request, context.switchToHttp().getResponse<FastifyReply>(), route);
     try {
       const principal = this.authenticator.authenticate(request, { session: route.acceptsSession });
       return principal instanceof Promise
@@ -68,6 +75,22 @@ export class AuthGuard implements CanActivate {
     } catch (err) {
       return this.refused(err);
     }
+  }
+
+  /**
+   * An API route with a rate limit: admitted as any other, then (`request`) charged 1 point. A request
+   * refused for its credentials costs its caller 1 point too (its address's, unless the token was only
+   * short of a scope), so that a flood of bad tokens is limited like any other.
+   */
+  private async admitRateLimited(request: FastifyRequest, reply: FastifyReply, route: RouteDeclaration): Promise<boolean> {
+    try {
+      admit(request, route, await this.authenticator.authenticate(request, { session: route.acceptsSession }));
+    } catch (err) {
+      if (err instanceof AuthError) await this.rateLimits.charge(reply, this.rateLimits.subjectOf(request), 1);
+      return this.refused(err);
+    }
+    if (route.rateLimit === 'request') await this.rateLimits.charge(reply, this.rateLimits.subjectOf(request), 1);
+    return true;
   }
 
   /** Counts an API request refused for its credentials, then lets the refusal go on to be answered. */

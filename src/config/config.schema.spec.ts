@@ -84,4 +84,27 @@ describe('loadConfig', () => {
     });
     expect(problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317' })).toEqual([expect.stringMatching(/^OTEL_EXPORTER_OTLP_ENDPOINT: /)]);
   });
+
+  it('limits the API by default, in memory, and takes the limits, Redis and an off switch as settings', () => {
+    expect(loadConfig({}).rateLimits).toEqual({ windowSeconds: 3600, tokenPoints: 5000, anonymousPoints: 1000, oauthTokenRequests: 10000 });
+    expect(loadConfig({}).redisUrl).toBeUndefined();
+    const set = loadConfig({
+      RATE_LIMIT_WINDOW_SECONDS: '60',
+      RATE_LIMIT_POINTS: '100',
+      RATE_LIMIT_ANONYMOUS_POINTS: '10',
+      RATE_LIMIT_OAUTH_TOKEN_REQUESTS: '5',
+      REDIS_URL: 'rediss://:pw@redis.internal:6380/2',
+    });
+    expect(set.rateLimits).toEqual({ windowSeconds: 60, tokenPoints: 100, anonymousPoints: 10, oauthTokenRequests: 5 });
+    expect(set.redisUrl).toBe('rediss://:pw@redis.internal:6380/2');
+    expect(loadConfig({ RATE_LIMIT_ENABLED: 'false' }).rateLimits).toBeUndefined();
+    expect(problems({ REDIS_URL: 'localhost:6379' })).toEqual([
+      expect.stringMatching(/^REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/),
+    ]);
+    expect(problems({ RATE_LIMIT_POINTS: '0', RATE_LIMIT_WINDOW_SECONDS: '1.5' }).map((p) => p.split(':')[0])).toEqual([
+      'RATE_LIMIT_WINDOW_SECONDS',
+      'RATE_LIMIT_POINTS',
+    ]);
+    expect(problems({ RATE_LIMIT_ENABLED: 'maybe' })).toEqual([expect.stringMatching(/^RATE_LIMIT_ENABLED: must be true or false/)]);
+  });
 });

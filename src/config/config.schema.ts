@@ -67,6 +67,12 @@ export const environmentSchema = z.object({
     .optional()
     .transform((v) => v?.replace(/\/+$/, '')),
   OTEL_SERVICE_NAME: z.string().min(1).default('agora'),
+  RATE_LIMIT_ENABLED: boolean.default(true),
+  RATE_LIMIT_WINDOW_SECONDS: positiveInt(86400).default(3600),
+  RATE_LIMIT_POINTS: positiveInt(1_000_000_000).default(5000),
+  RATE_LIMIT_ANONYMOUS_POINTS: positiveInt(1_000_000_000).default(1000),
+  RATE_LIMIT_OAUTH_TOKEN_REQUESTS: positiveInt(1_000_000_000).default(10000),
+  REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL such as redis://redis:6379/0' }).optional(),
 });
 
 export type Environment = z.input<typeof environmentSchema>;
@@ -128,6 +134,21 @@ export interface AppConfig {
     port?: number;
     host: string;
   };
+  /**
+   * API rate limits (docs/operations.md, "Rate limits"): points per window for each token, each anonymous
+   * address and each OAuth client at the token endpoint; undefined when RATE_LIMIT_ENABLED=false.
+   */
+  rateLimits?: {
+    windowSeconds: number;
+    /** Per credential (token, or the API explorer's session) on /graphql and /api/. */
+    tokenPoints: number;
+    /** Per address (an IPv6 address by its /64) for anonymous callers of /graphql and /api/. */
+    anonymousPoints: number;
+    /** Per authenticated client at POST /oauth/token. */
+    oauthTokenRequests: number;
+  };
+  /** Where the counters live when every instance must share them; unset, each process counts in memory. */
+  redisUrl?: string;
   /** OpenTelemetry traces, exported over OTLP/HTTP; undefined (off) unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
   tracing?: {
     /** The collector's base URL; spans go to `{endpoint}/v1/traces`. */
@@ -211,6 +232,15 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       migrationGuideUrl: e.LEGACY_API_MIGRATION_GUIDE_URL ?? `${e.BASE_URL ?? `http://localhost:${e.PORT}`}/api/migration-guide`,
     },
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT, host: e.METRICS_HOST ?? e.HOST },
+    rateLimits: e.RATE_LIMIT_ENABLED
+      ? {
+          windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+          tokenPoints: e.RATE_LIMIT_POINTS,
+          anonymousPoints: e.RATE_LIMIT_ANONYMOUS_POINTS,
+          oauthTokenRequests: e.RATE_LIMIT_OAUTH_TOKEN_REQUESTS,
+        }
+      : undefined,
+    redisUrl: e.REDIS_URL,
     tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT ? { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME } : undefined,
   };
 }

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AuthError } from '../auth/auth.errors.js';
 import { Principal } from '../auth/principal.js';
+import type { RequestBudget } from '../rate-limits/rate-limits.service.js';
 
 /** The context every resolver receives. */
 export interface GraphqlContext {
@@ -11,6 +12,11 @@ export interface GraphqlContext {
    * An object, because Apollo hands plugins a shallow copy of the context.
    */
   policy: { denial?: AuthError };
+  /**
+   * The request's rate-limit budget, charged by OperationPolicyPlugin with the operation's cost; absent
+   * where a context is made without an HTTP request.
+   */
+  budget?: RequestBudget;
   /** Objects that live as long as the request, such as DataLoaders; see `perRequest`. */
   scope: Map<unknown, unknown>;
 }

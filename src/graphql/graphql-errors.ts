@@ -11,6 +11,9 @@ import { GraphqlContext } from './graphql-context.js';
 import { asQueryLimitError, QueryLimitError } from './query-limits.js';
 
 /** What an operation the database could not serve is told, in the response and over HTTP (503). */
+/** The `extensions.code` of a request refused by its rate limit (429). */
+export const RATE_LIMITED_CODE = 'RATE_LIMITED';
+
 export const SERVICE_UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable; try again shortly.';
 
 const CODE_OF_KIND: Record<DomainErrorKind, string> = {

@@ -5,6 +5,8 @@ import { GraphQLModule } from '@nestjs/graphql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { AcceptsSessionCredential, Public } from '../auth/public.decorator.js';
+import { RateLimited } from '../rate-limits/rate-limited.decorator.js';
+import { RateLimits } from '../rate-limits/rate-limits.service.js';
 import { AgoraApolloDriver } from './agora-apollo.driver.js';
 import { GraphqlContext } from './graphql-context.js';
 import { logQueryLimit } from './graphql-errors.js';
@@ -15,15 +17,19 @@ import { checkDocumentLimits } from './query-limits.js';
  * `/graphql`. Anonymous requests are let through here (@Public): which operations they may run is
  * decided per operation by OperationPolicyPlugin, whose refusals are answered over HTTP with the
  * contract's 401/403 bodies instead of a GraphQL error envelope. What is refused before Apollo runs is
- * answered by GraphqlExceptionFilter.
+ * answered by GraphqlExceptionFilter, as is a request over its rate limit (429).
  */
 @Controller('graphql')
 @Public()
+@RateLimited('operation')
 @UseFilters(graphqlErrors)
 export class GraphqlController {
   private server?: ApolloServer<GraphqlContext>;
 
-  constructor(private readonly moduleRef: ModuleRef) {}
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    private readonly rateLimits: RateLimits,
+  ) {}
 
   /** The API explorer's calls come here with the session cookie and the page's CSRF token. */
   @Post()
@@ -43,7 +49,8 @@ export class GraphqlController {
   }
 
   private async execute(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const context: GraphqlContext = { req, principal: req.principal ?? null, policy: {}, scope: new Map() };
+    const budget = this.rateLimits.enabled ? this.rateLimits.budgetOf(req, reply) : undefined;
+    const context: GraphqlContext = { req, principal: req.principal ?? null, policy: {}, budget, scope: new Map() };
     const request = toApolloRequest(req);
     const response = await this.apollo().executeHTTPGraphQLRequest({
       httpGraphQLRequest: request,
@@ -60,6 +67,12 @@ export class GraphqlController {
         return context;
       },
     });
+    if (budget) {
+      // An operation that was analysed has been charged its cost; a request that ended before (a
+      // document that does not parse, an operation refused for its credentials) costs 1 point.
+      await budget.charge(1);
+      if (budget.refusal) throw budget.refusal;
+    }
     if (context.policy.denial) throw context.policy.denial;
 
     reply.status(statusFor(response));

@@ -41,6 +41,11 @@ export type Query = {
   event: Maybe<Event>;
   /** Organizer with this slug, or null when there is none. Public. */
   organizer: Maybe<Organizer>;
+  /**
+   * Public. The caller's rate-limit budget after this request. Null when the service runs without rate
+   * limits.
+   */
+  rateLimit: Maybe<RateLimit>;
   /** Authenticated user making the request. Requires authentication. */
   viewer: User;
   /** Public profile of a user, or null when no active user has this username. Public. */
@@ -949,6 +954,27 @@ export type OrderDirection =
   /** Largest first. */
   | 'DESC';
 
+/**
+ * The caller's API rate limit: points per window, shared by `/graphql` and `/api/`. A GraphQL request costs
+ * its query cost divided by 100, rounded up, at least 1 point; a REST request costs 1. Tokens each have a
+ * budget of their own; anonymous callers share one per address. The same figures come in the
+ * `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Used` and `X-RateLimit-Reset` headers of every
+ * response, and a request over the limit is answered 429 with `Retry-After`.
+ */
+export type RateLimit = {
+  __typename?: 'RateLimit';
+  /** Points per window for this caller. */
+  limit: Scalars['Int']['output'];
+  /** Points this request cost. */
+  cost: Scalars['Int']['output'];
+  /** Points spent in the current window, this request included. */
+  used: Scalars['Int']['output'];
+  /** Points left in the current window. */
+  remaining: Scalars['Int']['output'];
+  /** When the current window ends and the budget is whole again. */
+  resetAt: Scalars['DateTime']['output'];
+};
+
 /** New values for the authenticated user's profile. */
 export type UpdateViewerProfileInput = {
   /** Display name, 1 to 255 characters. */
@@ -1133,6 +1159,7 @@ export type ResolversTypes = {
   UserError: ResolverTypeWrapper<UserError>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   OrderDirection: OrderDirection;
+  RateLimit: ResolverTypeWrapper<RateLimit>;
   UpdateViewerProfileInput: UpdateViewerProfileInput;
   UpdateViewerProfilePayload: ResolverTypeWrapper<Omit<UpdateViewerProfilePayload, 'user'> & { user?: Maybe<ResolversTypes['User']> }>;
 };
@@ -1199,6 +1226,7 @@ export type ResolversParentTypes = {
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   UserError: UserError;
   PageInfo: PageInfo;
+  RateLimit: RateLimit;
   UpdateViewerProfileInput: UpdateViewerProfileInput;
   UpdateViewerProfilePayload: Omit<UpdateViewerProfilePayload, 'user'> & { user?: Maybe<ResolversParentTypes['User']> };
 };
@@ -1211,6 +1239,7 @@ export type QueryResolvers<
   events?: Resolver<ResolversTypes['EventConnection'], ParentType, ContextType, Partial<QueryEventsArgs>>;
   event?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType, Partial<QueryEventArgs>>;
   organizer?: Resolver<Maybe<ResolversTypes['Organizer']>, ParentType, ContextType, RequireFields<QueryOrganizerArgs, 'slug'>>;
+  rateLimit?: Resolver<Maybe<ResolversTypes['RateLimit']>, ParentType, ContextType>;
   viewer?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<QueryUserArgs, 'username'>>;
 };
@@ -1591,6 +1620,17 @@ export type PageInfoResolvers<
   endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type RateLimitResolvers<
+  ContextType = GraphqlContext,
+  ParentType extends ResolversParentTypes['RateLimit'] = ResolversParentTypes['RateLimit'],
+> = {
+  limit?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  cost?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  used?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  remaining?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  resetAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
 export type UpdateViewerProfilePayloadResolvers<
   ContextType = GraphqlContext,
   ParentType extends ResolversParentTypes['UpdateViewerProfilePayload'] = ResolversParentTypes['UpdateViewerProfilePayload'],
@@ -1631,5 +1671,6 @@ export type Resolvers<ContextType = GraphqlContext> = {
   Node?: NodeResolvers<ContextType>;
   UserError?: UserErrorResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
+  RateLimit?: RateLimitResolvers<ContextType>;
   UpdateViewerProfilePayload?: UpdateViewerProfilePayloadResolvers<ContextType>;
 };

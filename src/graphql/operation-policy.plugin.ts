@@ -9,6 +9,7 @@ import { Metrics } from '../metrics/metrics.js';
 import { GraphqlContext } from './graphql-context.js';
 import { fragmentsOf, isMetaField, measureOperation, operationCost } from './operation-analysis.js';
 import { PublicFieldsRegistry } from './public-fields.registry.js';
+import { RATE_LIMITED_CODE } from './graphql-errors.js';
 import { QueryLimitError } from './query-limits.js';
 
 const QUERY_SCOPES = ['api', 'read_api'];
@@ -34,11 +35,20 @@ interface CachedOperation {
 /** Costs kept per operation, by the values of its cost variables (a client paging through a list repeats them). */
 const MAX_COSTS_PER_OPERATION = 32;
 
+/** Query-cost points per rate-limit point: a GraphQL request costs its cost / 100, rounded up, at least 1. */
+export const COST_PER_RATE_LIMIT_POINT = 100;
+
+/** What an operation of this cost spends of its caller's rate-limit budget. */
+export function rateLimitPoints(cost: number | undefined): number {
+  return Math.max(1, Math.ceil((cost ?? 0) / COST_PER_RATE_LIMIT_POINT));
+}
+
 /**
  * Decides, after parsing and validation and before any resolver runs, whether the operation may run:
  * anonymous callers only for operations made of @Public() root fields, tokens only with the scope the
  * operation type needs, and every caller within the selection, depth and cost limits (query-limits.ts;
- * GraphqlController holds the document to the token and nesting limits before Apollo parses it).
+ * GraphqlController holds the document to the token and nesting limits before Apollo parses it). Then
+ * it charges the operation's cost to the caller's rate-limit budget.
  */
 @Injectable()
 export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext> {
@@ -75,6 +85,13 @@ export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext>
         const limits = principal ? this.config.graphql.limits.authenticated : this.config.graphql.limits.anonymous;
         if (analysis.depth > limits.maxDepth) throw QueryLimitError.tooDeep(analysis.depth, limits.maxDepth);
         if (analysis.cost !== undefined && analysis.cost > limits.maxCost) throw QueryLimitError.tooCostly(analysis.cost, limits.maxCost);
+
+        const budget = contextValue.budget;
+        if (!budget) return;
+        await budget.charge(rateLimitPoints(analysis.cost));
+        // GraphqlController answers the refusal (429, Retry-After); this stops the operation from running.
+        if (budget.refusal)
+          throw new GraphQLError(budget.refusal.message, { extensions: { code: RATE_LIMITED_CODE, http: { status: 429 } } });
       },
     };
   }

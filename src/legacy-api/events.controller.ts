@@ -18,10 +18,12 @@ import {
   UpdateEventBody,
 } from './legacy-requests.js';
 import { listOf, ref } from './openapi.js';
+import { RateLimited } from '../rate-limits/rate-limited.decorator.js';
 
 const EVENT_ID = ApiParam({ name: 'id', description: 'Event id (uuid) or slug' });
 
 @ApiTags('events')
+@RateLimited()
 @Controller('api/events')
 export class LegacyEventsController extends LegacyController {
   constructor(

@@ -6,9 +6,11 @@ import { Public } from '../auth/public.decorator.js';
 import { projectRoot } from '../config/project-root.js';
 import { LegacyExceptionFilter } from './legacy-exception.filter.js';
 import { LegacyOpenApi } from './openapi.js';
+import { RateLimited } from '../rate-limits/rate-limited.decorator.js';
 
 /** The legacy API's description and the way out of it. */
 @ApiExcludeController()
+@RateLimited()
 @Controller('api')
 @Public()
 @UseFilters(LegacyExceptionFilter)

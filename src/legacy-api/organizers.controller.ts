@@ -10,8 +10,10 @@ import { pagingQuery, parse, setPagingHeaders } from './legacy-http.js';
 import { eventJson, memberJson, organizerJson } from './legacy-representations.js';
 import { CreateOrganizerBody, UpdateOrganizerBody } from './legacy-requests.js';
 import { listOf, ref } from './openapi.js';
+import { RateLimited } from '../rate-limits/rate-limited.decorator.js';
 
 @ApiTags('organizers')
+@RateLimited()
 @Controller('api/organizers')
 export class LegacyOrganizersController extends LegacyController {
   constructor(private readonly organizers: OrganizersService) {

@@ -9,8 +9,10 @@ import { parse, setPagingHeaders } from './legacy-http.js';
 import { attendeeJson, registrationJson } from './legacy-representations.js';
 import { RegistrationsQuery } from './legacy-requests.js';
 import { listOf, ref } from './openapi.js';
+import { RateLimited } from '../rate-limits/rate-limited.decorator.js';
 
 @ApiTags('registrations')
+@RateLimited()
 @Controller('api')
 export class LegacyRegistrationsController extends LegacyController {
   constructor(private readonly registrations: RegistrationsService) {

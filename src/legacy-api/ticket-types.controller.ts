@@ -8,8 +8,10 @@ import { parse } from './legacy-http.js';
 import { ticketTypeJson } from './legacy-representations.js';
 import { toTicketTypeChanges, UpdateTicketTypeBody } from './legacy-requests.js';
 import { ref } from './openapi.js';
+import { RateLimited } from '../rate-limits/rate-limited.decorator.js';
 
 @ApiTags('ticket types')
+@RateLimited()
 @Controller('api/ticket_types')
 export class LegacyTicketTypesController extends LegacyController {
   constructor(private readonly ticketTypes: TicketTypesService) {

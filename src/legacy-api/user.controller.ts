@@ -4,8 +4,10 @@ import type { FastifyRequest } from 'fastify';
 import { RequireScopes } from '../auth/public.decorator.js';
 import { LegacyExceptionFilter } from './legacy-exception.filter.js';
 import { ref } from './openapi.js';
+import { RateLimited } from '../rate-limits/rate-limited.decorator.js';
 
 @ApiTags('user')
+@RateLimited()
 @Controller('api/user')
 export class LegacyUserController {
   @Get()

@@ -92,6 +92,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly rateLimitRefusals = new Counter({
+    name: 'agora_rate_limited_total',
+    help: 'API requests refused with 429 by a rate limit, by budget: token, address (anonymous), client (OAuth token endpoint)',
+    labelNames: ['budget'],
+    registers: [this.registry],
+  });
+
   private readonly httpSeries = new Map<string, { duration: HistogramChild; byStatus: Map<number, CounterChild> }>();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, owned: OwnedPool) {
@@ -175,5 +182,21 @@ export class Metrics {
 
   throttled(limit: ThrottleLimit): void {
     this.throttles.labels(limit).inc();
+  }
+
+  rateLimited(budget: 'token' | 'address' | 'client'): void {
+    this.rateLimitRefusals.labels(budget).inc();
+  }
+
+  /** With REDIS_URL: whether the shared rate-limit counters can be reached (read at each scrape). */
+  rateLimitStore(reachable: () => boolean): void {
+    new Gauge({
+      name: 'agora_rate_limit_store_up',
+      help: 'With REDIS_URL: 1 when Redis, where every instance keeps the rate-limit counters, is reachable; 0 while each process counts in memory',
+      registers: [this.registry],
+      collect() {
+        this.set(reachable() ? 1 : 0);
+      },
+    });
   }
 }

@@ -4,6 +4,7 @@ import { AuthError, sendAuthError } from '../auth/auth.errors.js';
 import { clientErrorOf, isUnavailable, prepareUnavailable } from '../errors/generic-errors.js';
 import { UnstorableTextError } from '../errors/text-input.js';
 import { TransportExceptionFilter } from '../errors/transport-exception.filter.js';
+import { RateLimitError } from '../rate-limits/rate-limit.js';
 import { OAuthError } from './oauth.errors.js';
 
 /** An OAuth error response (RFC 6749 §5.2): never cached; a failed client authentication gets its Basic challenge. */
@@ -15,7 +16,8 @@ export function sendOAuthError(reply: FastifyReply, error: OAuthError): void {
 
 /**
  * The OAuth endpoints' errors (OidcController: UserInfo, the JWKS, discovery): protocol errors in the
- * RFC 6749 shape, an unreachable database as `temporarily_unavailable` with `Retry-After`, a missing or
+ * RFC 6749 shape, an unreachable database as `temporarily_unavailable` with `Retry-After`, a client over
+ * its rate limit as `too_many_requests` (429, `Retry-After`), a missing or
  * rejected bearer token as RFC 6750 says. Anything else as elsewhere.
  */
 @Catch()
@@ -23,6 +25,7 @@ export class OAuthExceptionFilter extends TransportExceptionFilter {
   protected answerInProtocol(error: unknown, request: FastifyRequest, reply: FastifyReply): boolean {
     if (error instanceof AuthError) sendAuthError(reply, error);
     else if (error instanceof OAuthError) sendOAuthError(reply, error);
+    else if (error instanceof RateLimitError) sendOAuthError(reply, new OAuthError('too_many_requests', error.message));
     else if (isUnavailable(error)) {
       prepareUnavailable(request, reply, error);
       sendOAuthError(reply, new OAuthError('temporarily_unavailable', 'The service is temporarily unavailable; try again shortly'));

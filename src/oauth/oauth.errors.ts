@@ -9,7 +9,9 @@ export type OAuthErrorCode =
   | 'invalid_scope'
   | 'access_denied'
   | 'server_error'
-  | 'temporarily_unavailable';
+  | 'temporarily_unavailable'
+  /** A client over its rate limit at the token endpoint (429, `Retry-After`), as Auth0 answers it. */
+  | 'too_many_requests';
 
 const STATUS: Record<OAuthErrorCode, number> = {
   invalid_request: 400,
@@ -22,6 +24,7 @@ const STATUS: Record<OAuthErrorCode, number> = {
   access_denied: 400,
   server_error: 500,
   temporarily_unavailable: 503,
+  too_many_requests: 429,
 };
 
 /** A protocol error that knows its wire code and HTTP status. */

@@ -10,6 +10,7 @@ import { Inject } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { Metrics } from '../metrics/metrics.js';
+import { RateLimits } from '../rate-limits/rate-limits.service.js';
 
 /** Endpoints that clients call with their own credentials: token (RFC 6749), revoke (RFC 7009), introspect (RFC 7662). */
 @Controller('oauth')
@@ -23,6 +24,7 @@ export class TokenController {
     private readonly accessTokens: AccessTokensService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly rateLimits: RateLimits,
   ) {}
 
   @Post('token')
@@ -33,6 +35,8 @@ export class TokenController {
       const params = readParams(req.headers['content-type'], req.body);
       this.exchange.checkGrantType(params);
       const application = await this.clients.authenticate(req.headers.authorization, params);
+      // Per authenticated client: a caller that only knows a client id cannot spend the client's budget.
+      await this.rateLimits.charge(reply, { budget: 'client', key: application.clientId }, 1);
       const issued = await this.exchange.exchange(application, params);
       this.metrics.tokenIssued(params.grant_type!);
       return issued;

@@ -2,6 +2,7 @@ import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { TEST_RATE_LIMITS } from './rate-limits.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -15,7 +16,7 @@ export interface CliResult {
 /** Environment for a child process: this one's, minus database settings, plus `env`. */
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const { DATABASE_URL: _url, DATA_DIR: _dir, ...rest } = process.env;
-  return { ...rest, NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env };
+  return { ...rest, NODE_ENV: 'test', LOG_LEVEL: 'warn', ...TEST_RATE_LIMITS, ...env };
 }
 
 /** Runs the built CLI (`npm run cli -- …` without the build step). */

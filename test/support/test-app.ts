@@ -13,6 +13,7 @@ import { prepareDatabase } from '../../src/database/prepare-database.js';
 import { createLogger, PinoNestLogger } from '../../src/logging/logger.js';
 import { MetricsListener } from '../../src/metrics/metrics-listener.js';
 import { createTestDatabase } from './database.js';
+import { TEST_RATE_LIMITS } from './rate-limits.js';
 
 /** Shared by the test app and the CLI processes it starts (same key, same encrypted signing keys). */
 export const TEST_SECRET_KEY = 'test-secret-key-4f9a1c7e2b8d6053a1f4c9e7b2d8a6';
@@ -65,7 +66,15 @@ export async function startTestApp(
   const database = extra.databaseEnv ? { env: extra.databaseEnv, drop: async () => undefined } : await createTestDatabase();
   const port = extra.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', BASE_URL: url, SECRET_KEY: TEST_SECRET_KEY, ...database.env, ...env });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    BASE_URL: url,
+    SECRET_KEY: TEST_SECRET_KEY,
+    ...TEST_RATE_LIMITS,
+    ...database.env,
+    ...env,
+  });
   const target = await openDatabaseTarget(config);
   await prepareDatabase(config, target, { migrate: true });
 

@@ -1,0 +1,21 @@
+import { addressKey } from './rate-limits.service.js';
+
+describe('addressKey (the anonymous budget of an address)', () => {
+  it('keys an IPv4 address by itself, also when it arrives IPv4-mapped', () => {
+    expect(addressKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(addressKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(addressKey('203.0.113.8')).not.toBe(addressKey('203.0.113.7'));
+  });
+
+  it('keys an IPv6 address by its /64, however it is written', () => {
+    expect(addressKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:0db8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(addressKey('2001:db8:1:3::1')).not.toBe(addressKey('2001:db8:1:2::1'));
+  });
+
+  it('keeps anything else as it came (a Unix socket peer has no address)', () => {
+    expect(addressKey('')).toBe('');
+    expect(addressKey('not-an-ip')).toBe('not-an-ip');
+  });
+});

@@ -1,0 +1,47 @@
+/** Which budget a request spends: its credential's, its address's (anonymous), or its OAuth client's. */
+export type RateLimitBudget = 'token' | 'address' | 'client';
+
+/** Who pays for a request: a budget and the key of the caller within it. */
+export interface RateLimitSubject {
+  budget: RateLimitBudget;
+  key: string;
+}
+
+/** A budget after a request was charged to it: what the `X-RateLimit-*` headers and `Query.rateLimit` say. */
+export interface RateLimitState {
+  /** Points per window. */
+  limit: number;
+  /** Points spent in this window, this request included. */
+  used: number;
+  /** Points left in this window (never below 0). */
+  remaining: number;
+  /** What this request cost. */
+  cost: number;
+  /** When the window ends and the budget is whole again. */
+  resetAt: Date;
+}
+
+/** A request refused because its budget is spent: answered 429 with `Retry-After` in each transport's shape. */
+export class RateLimitError extends Error {
+  constructor(
+    readonly subject: RateLimitSubject,
+    readonly state: RateLimitState,
+  ) {
+    super(
+      subject.budget === 'client'
+        ? `Too many token requests from this client: try again in ${retryAfterSeconds(state)} seconds.`
+        : `API rate limit exceeded${subject.budget === 'address' ? ' for your address (authenticate with a token for a budget of your own)' : ''}: ` +
+            `this request costs ${state.cost} of ${state.limit} points per window, ${state.remaining} remain; try again in ${retryAfterSeconds(state)} seconds.`,
+    );
+    this.name = 'RateLimitError';
+  }
+
+  get retryAfterSeconds(): number {
+    return retryAfterSeconds(this.state);
+  }
+}
+
+/** Whole seconds until the window ends, at least 1. */
+export function retryAfterSeconds(state: RateLimitState, now = Date.now()): number {
+  return Math.max(1, Math.ceil((state.resetAt.getTime() - now) / 1000));
+}

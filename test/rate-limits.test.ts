@@ -1,0 +1,246 @@
+import { GraphQLSchemaHost } from '@nestjs/graphql';
+import { parse } from 'graphql';
+import { operationCost } from '../src/graphql/operation-analysis.js';
+import { rateLimitPoints } from '../src/graphql/operation-policy.plugin.js';
+import { AuthorizationCodesService } from '../src/oauth/authorization-codes.service.js';
+import { ApplicationsService } from '../src/oauth/applications.service.js';
+import { createHash, randomBytes } from 'node:crypto';
+import { createUser, createUserWithToken } from './support/fixtures.js';
+import { ApiResponse, get, graphql, rest } from './support/http.js';
+import { REDIRECT_URI, registerApp, RegisteredApp } from './support/oauth.js';
+import { parseMetrics, valueOf } from './support/prometheus.js';
+import { startTestApp, TestApp } from './support/test-app.js';
+
+const METRICS_TOKEN = 'metrics-token-Qw8Zr3Lk5Vn1Xc7Bp2Hd9Ty4Mg6Fs0Ja';
+
+interface Budget {
+  limit: number;
+  remaining: number;
+  used: number;
+  reset: number;
+}
+
+/** The `X-RateLimit-*` headers of a response; every one of them must be there. */
+function budgetOf(res: Pick<ApiResponse, 'headers'>): Budget {
+  const read = (name: string) => {
+    const value = res.headers.get(`x-ratelimit-${name}`);
+    expect(value).toMatch(/^\d+$/);
+    return Number(value);
+  };
+  return { limit: read('limit'), remaining: read('remaining'), used: read('used'), reset: read('reset') };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('API rate limits (in memory, one instance)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      RATE_LIMIT_POINTS: '8',
+      RATE_LIMIT_ANONYMOUS_POINTS: '5',
+      RATE_LIMIT_OAUTH_TOKEN_REQUESTS: '2',
+      RATE_LIMIT_WINDOW_SECONDS: '3',
+      METRICS_TOKEN,
+    });
+  });
+  afterAll(() => t.close());
+
+  /** Waits for a fresh window, so that each test starts with whole budgets. */
+  beforeEach(() => sleep(3100));
+
+  it('charges anonymous GraphQL and REST requests to one budget per address, then answers 429 with Retry-After in each shape', async () => {
+    const responses = [
+      await graphql(t.url, '{ rateLimit { limit cost used remaining resetAt } }'),
+      await get(t.url, '/api/events'),
+      await graphql(t.url, '{ events(first: 1) { nodes { id } } }'),
+      await get(t.url, '/api/events'),
+      await graphql(t.url, '{ __typename }'),
+    ];
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(responses.map((r) => budgetOf(r).remaining)).toEqual([4, 3, 2, 1, 0]);
+    expect(responses.map((r) => budgetOf(r).used)).toEqual([1, 2, 3, 4, 5]);
+    for (const r of responses) expect(budgetOf(r).limit).toBe(5);
+
+    const first = (responses[0]!.body.data as { rateLimit: { resetAt: string } }).rateLimit;
+    expect(first).toEqual({ limit: 5, cost: 1, used: 1, remaining: 4, resetAt: expect.any(String) });
+    const reset = budgetOf(responses[0]!).reset;
+    expect(Math.ceil(Date.parse(first.resetAt) / 1000)).toBe(reset);
+    expect(reset * 1000 - Date.now()).toBeGreaterThan(0);
+    expect(reset * 1000 - Date.now()).toBeLessThanOrEqual(3000 + 1000);
+
+    const refusedGraphql = await graphql(t.url, '{ __typename }');
+    expect(refusedGraphql.status).toBe(429);
+    expect(budgetOf(refusedGraphql)).toMatchObject({ limit: 5, remaining: 0, used: 5 });
+    expect(Number(refusedGraphql.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(refusedGraphql.headers.get('retry-after'))).toBeLessThanOrEqual(3);
+    expect(refusedGraphql.body.data).toBeUndefined();
+    expect(refusedGraphql.body.errors).toEqual([
+      { message: expect.stringMatching(/rate limit exceeded/), extensions: { code: 'RATE_LIMITED' } },
+    ]);
+
+    const refusedRest = await get(t.url, '/api/events');
+    expect(refusedRest.status).toBe(429);
+    expect(refusedRest.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(budgetOf(refusedRest).remaining).toBe(0);
+    expect(refusedRest.body).toEqual({ message: '429 Too Many Requests', error: expect.stringMatching(/rate limit exceeded/) });
+  });
+
+  it('gives the budget back whole when the window ends', async () => {
+    for (let i = 0; i < 5; i++) expect((await get(t.url, '/api/events')).status).toBe(200);
+    expect((await get(t.url, '/api/events')).status).toBe(429);
+    await sleep(3100);
+    const again = await get(t.url, '/api/events');
+    expect(again.status).toBe(200);
+    expect(budgetOf(again)).toMatchObject({ limit: 5, remaining: 4, used: 1 });
+  });
+
+  it('keeps each token a budget of its own, apart from the anonymous one', async () => {
+    const one = await createUserWithToken(t, ['api']);
+    const two = await createUserWithToken(t, ['api']);
+    for (let i = 0; i < 5; i++) await get(t.url, '/api/events');
+    expect((await get(t.url, '/api/events')).status).toBe(429);
+
+    const asOne = await graphql(t.url, '{ viewer { id } rateLimit { limit remaining } }', { privateToken: one.token });
+    expect(asOne.status).toBe(200);
+    expect(asOne.body.data!.rateLimit).toEqual({ limit: 8, remaining: 7 });
+    expect(budgetOf(asOne)).toMatchObject({ limit: 8, remaining: 7, used: 1 });
+    for (let i = 0; i < 7; i++) expect((await get(t.url, '/api/user', { privateToken: one.token })).status).toBe(200);
+    const spent = await get(t.url, '/api/user', { privateToken: one.token });
+    expect(spent.status).toBe(429);
+    expect(spent.body).toEqual({ message: '429 Too Many Requests', error: expect.any(String) });
+
+    const asTwo = await get(t.url, '/api/user', { privateToken: two.token });
+    expect(asTwo.status).toBe(200);
+    expect(budgetOf(asTwo)).toMatchObject({ limit: 8, remaining: 7 });
+  });
+
+  it('charges a GraphQL operation its query cost / 100, and gives back the points of one it refuses', async () => {
+    const { token } = await createUserWithToken(t, ['api']);
+    const schema = t.get(GraphQLSchemaHost).schema;
+    const costly = '{ events(first: 100) { nodes { id title organizer { name } } } rateLimit { cost used remaining } }';
+    const points = rateLimitPoints(operationCost(schema, parse(costly), undefined, undefined));
+    // 1 + 100 × (nodes 1 + id 1 + title 1 + organizer { name } 2) = 501 cost points: 6 rate-limit points.
+    expect(points).toBe(6);
+
+    const res = await graphql(t.url, costly, { privateToken: token });
+    expect(res.status).toBe(200);
+    expect(res.body.data!.rateLimit).toEqual({ cost: 6, used: 6, remaining: 2 });
+    expect(budgetOf(res)).toMatchObject({ used: 6, remaining: 2 });
+    expect(budgetOf(await graphql(t.url, '{ viewer { id } }', { privateToken: token }))).toMatchObject({ used: 7, remaining: 1 });
+
+    // 6 points with 1 left: refused, and that 1 stays spendable by a cheaper request.
+    const refused = await graphql(t.url, costly, { privateToken: token });
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors![0]!.message).toMatch(/costs 6 of 8 points per window, 1 remain/);
+    expect(budgetOf(refused)).toMatchObject({ used: 7, remaining: 1 });
+    const cheap = await graphql(t.url, '{ viewer { id } }', { privateToken: token });
+    expect(cheap.status).toBe(200);
+    expect(budgetOf(cheap)).toMatchObject({ used: 8, remaining: 0 });
+    expect((await graphql(t.url, '{ viewer { id } }', { privateToken: token })).status).toBe(429);
+  });
+
+  it('charges a request refused for its credentials, or one that does not parse, 1 point of the address budget', async () => {
+    const bad = await get(t.url, '/api/user', { privateToken: 'agora_pat_not-a-token' });
+    expect(bad.status).toBe(401);
+    expect(budgetOf(bad)).toMatchObject({ limit: 5, used: 1 });
+    const badGraphql = await graphql(t.url, '{ viewer { id } }', { bearer: 'not-a-token' });
+    expect(badGraphql.status).toBe(401);
+    expect(budgetOf(badGraphql).used).toBe(2);
+    const anonymousViewer = await graphql(t.url, '{ viewer { id } }');
+    expect(anonymousViewer.status).toBe(401);
+    expect(budgetOf(anonymousViewer).used).toBe(3);
+    const unparsable = await graphql(t.url, '{ viewer { id }');
+    expect(unparsable.status).toBe(200);
+    expect(unparsable.body.errors![0]!.extensions!.code).toBe('GRAPHQL_PARSE_FAILED');
+    expect(budgetOf(unparsable).used).toBe(4);
+    await get(t.url, '/api/user', { privateToken: 'agora_pat_still-not-a-token' });
+    // A flood of bad tokens is refused like any other once the address has spent its budget.
+    const flooded = await get(t.url, '/api/user', { privateToken: 'agora_pat_and-another' });
+    expect(flooded.status).toBe(429);
+    expect(flooded.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+
+  describe('the OAuth token endpoint', () => {
+    let user: { id: string };
+    let client: RegisteredApp;
+    let other: RegisteredApp;
+
+    beforeAll(async () => {
+      user = await createUser(t);
+      client = await registerApp(t, user.id);
+      other = await registerApp(t, user.id);
+    });
+
+    async function redeem(app: RegisteredApp, secret = app.clientSecret): Promise<Response> {
+      const verifier = randomBytes(32).toString('base64url');
+      const application = (await t.get(ApplicationsService).findByClientId(app.clientId))!;
+      const code = await t.get(AuthorizationCodesService).issue(
+        {
+          application,
+          redirectUri: REDIRECT_URI,
+          scopes: ['api'],
+          codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
+        },
+        user.id,
+        t.clock.now(),
+      );
+      return fetch(`${t.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT_URI,
+          client_id: app.clientId,
+          client_secret: secret,
+        }),
+      });
+    }
+
+    it('limits each authenticated client on its own, in the OAuth error shape', async () => {
+      // A caller without the secret spends nothing of the client's budget.
+      for (let i = 0; i < 3; i++) expect((await redeem(client, 'wrong-secret')).status).toBe(401);
+      const first = await redeem(client);
+      expect(first.status).toBe(200);
+      expect(budgetOf(first)).toMatchObject({ limit: 2, remaining: 1, used: 1 });
+      expect((await redeem(client)).status).toBe(200);
+
+      const refused = await redeem(client);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(refused.headers.get('cache-control')).toBe('no-store');
+      expect(await refused.json()).toEqual({
+        error: 'too_many_requests',
+        error_description: expect.stringMatching(/try again in \d+ seconds/),
+      });
+
+      expect((await redeem(other)).status).toBe(200);
+      const scrape = parseMetrics(
+        await (await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text(),
+      );
+      expect(valueOf(scrape, 'agora_rate_limited_total', { budget: 'client' })).toBeGreaterThanOrEqual(1);
+    });
+  });
+});
+
+describe('API rate limits turned off', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMIT_ENABLED: 'false', RATE_LIMIT_ANONYMOUS_POINTS: '1' });
+  });
+  afterAll(() => t.close());
+
+  it('sends no headers, never answers 429, and Query.rateLimit is null', async () => {
+    for (let i = 0; i < 3; i++) {
+      const res = await graphql(t.url, '{ rateLimit { limit } }');
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual({ rateLimit: null });
+      expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+    const listing = await rest(t.url, 'GET', '/api/events');
+    expect(listing.status).toBe(200);
+    expect(listing.headers.get('x-ratelimit-remaining')).toBeNull();
+  });
+});
