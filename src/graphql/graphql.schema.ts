@@ -955,7 +955,7 @@ export type OrderDirection =
   | 'DESC';
 
 /**
- * The caller's API rate limit: points per window, shared by `/graphql` and `/api/`. A GraphQL request costs
+ * API rate limit of the caller: points per window, shared by `/graphql` and `/api/`. A GraphQL request costs
  * its query cost divided by 100, rounded up, at least 1 point; a REST request costs 1. Tokens each have a
  * budget of their own; anonymous callers share one per address. The same figures come in the
  * `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Used` and `X-RateLimit-Reset` headers of every

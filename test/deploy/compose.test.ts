@@ -6,9 +6,14 @@ import { ROOT } from '../support/processes.js';
 const compose = parse(readFileSync(join(ROOT, 'compose.yaml'), 'utf8'));
 
 describe('compose.yaml', () => {
-  it('starts Agora from the image built here once PostgreSQL reports healthy', () => {
+  it('starts Agora from the image built here once PostgreSQL and Redis report healthy', () => {
     expect(compose.services.agora.build).toBe('.');
-    expect(compose.services.agora.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+    expect(compose.services.agora.depends_on).toEqual({
+      postgres: { condition: 'service_healthy' },
+      redis: { condition: 'service_healthy' },
+    });
+    expect(compose.services.redis.healthcheck.test).toEqual(['CMD', 'redis-cli', 'ping']);
+    expect(compose.services.agora.environment.REDIS_URL).toBe('redis://redis:6379/0');
     expect(compose.services.postgres.healthcheck.test).toEqual(expect.arrayContaining([expect.stringContaining('pg_isready')]));
     expect(compose.services.agora.healthcheck.test.join(' ')).toContain('/readyz');
   });

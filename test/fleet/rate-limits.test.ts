@@ -1,0 +1,212 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { TEST_PASSWORD } from '../support/fixtures.js';
+import { ApiResponse, get, graphql } from '../support/http.js';
+import { parseMetrics, valueOf } from '../support/prometheus.js';
+import { freePort } from '../support/test-app.js';
+import { cli, Fleet, Instance, scratchDatabase, ScratchDatabase, startFleet } from './fleet.js';
+
+// Rate limits shared through Redis by three instances (REDIS_URL), as in production: a flood spread over
+// the instances by a load balancer is counted once. The tier starts a Redis server of its own
+// (`redis-server` on PATH, or REDIS_SERVER; .ci/run installs it when missing), so it can also stop it.
+
+const METRICS_TOKEN = 'fleet-metrics-token-Xr4Vb8Nq2Lm6Kt0Pz3Wc';
+const WINDOW_SECONDS = 4;
+
+class RedisServer {
+  private child?: ChildProcess;
+  private readonly dir = mkdtempSync(join(tmpdir(), 'agora-fleet-redis-'));
+  constructor(readonly port: number) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}/0`;
+  }
+
+  async start(): Promise<void> {
+    const binary = process.env.REDIS_SERVER || 'redis-server';
+    const child = spawn(
+      binary,
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    this.child = child;
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await new Promise<void>((resolve, reject) => {
+      child.once('error', (err) => reject(new Error(`Cannot run ${binary} (install redis-server, or set REDIS_SERVER): ${err.message}`)));
+      child.once('exit', (code) => reject(new Error(`${binary} exited ${code}: ${output}`)));
+      const poll = setInterval(() => {
+        if (/Ready to accept connections/.test(output)) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 50);
+    });
+  }
+
+  async kill(): Promise<void> {
+    if (!this.child || this.child.exitCode !== null) return;
+    const exited = once(this.child, 'exit');
+    this.child.kill('SIGKILL');
+    await exited;
+  }
+
+  async close(): Promise<void> {
+    await this.kill();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+let redis: RedisServer;
+let db: ScratchDatabase;
+let fleet: Fleet;
+let instances: Instance[];
+
+const remaining = (res: Pick<ApiResponse, 'headers'>) => Number(res.headers.get('x-ratelimit-remaining'));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function storeUp(instance: Instance): Promise<number> {
+  const res = await fetch(`${instance.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  return valueOf(parseMetrics(await res.text()), 'agora_rate_limit_store_up');
+}
+
+/** Calls of each command Redis has run since it started. */
+async function commandCalls(): Promise<Record<string, number>> {
+  const client = new Redis(redis.url, { lazyConnect: true });
+  await client.connect();
+  try {
+    const info = await client.info('commandstats');
+    return Object.fromEntries([...info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map(([, name, calls]) => [name!, Number(calls)]));
+  } finally {
+    client.disconnect();
+  }
+}
+
+beforeAll(async () => {
+  redis = new RedisServer(await freePort());
+  await redis.start();
+  db = await scratchDatabase();
+  fleet = await startFleet(db.url, 3, {
+    REDIS_URL: redis.url,
+    RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
+    RATE_LIMIT_ANONYMOUS_POINTS: '6',
+    RATE_LIMIT_POINTS: '9',
+    METRICS_TOKEN,
+  });
+  instances = fleet.instances;
+});
+
+afterAll(async () => {
+  await fleet?.stop();
+  await db?.drop();
+  await redis?.close();
+});
+
+/** Waits for a fresh window. */
+beforeEach(() => sleep(WINDOW_SECONDS * 1000 + 100));
+
+it('counts a flood spread over the instances once, refuses it on every instance with the headers, and resets', async () => {
+  const seen: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    const res = await get(instances[i % 3]!.url, '/api/events');
+    expect(res.status).toBe(200);
+    seen.push(remaining(res));
+  }
+  expect(seen).toEqual([5, 4, 3, 2, 1, 0]);
+  for (const instance of instances) {
+    const refused = await graphql(instance.url, '{ __typename }');
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors![0]!.extensions!.code).toBe('RATE_LIMITED');
+    expect(refused.headers.get('x-ratelimit-limit')).toBe('6');
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(refused.headers.get('x-ratelimit-reset')).toMatch(/^\d+$/);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  }
+  await sleep(WINDOW_SECONDS * 1000 + 100);
+  for (const instance of instances) expect((await get(instance.url, '/api/events')).status).toBe(200);
+});
+
+it('shares a token budget across instances, apart from the anonymous one, at one Redis command per request', async () => {
+  const username = `fleetrl${process.pid}`;
+  await cli(
+    fleet.env,
+    'users:create',
+    '--username',
+    username,
+    '--email',
+    `${username}@example.com`,
+    '--name',
+    'RL',
+    '--password',
+    TEST_PASSWORD,
+  );
+  const { token } = (await cli(fleet.env, 'tokens:create', '--user', username, '--name', 'rl')) as { token: string };
+
+  const before = await commandCalls();
+  const seen: number[] = [];
+  for (let i = 0; i < 9; i++) {
+    const res = await graphql(instances[i % 3]!.url, '{ viewer { username } }', { privateToken: token });
+    expect(res.status).toBe(200);
+    seen.push(remaining(res));
+  }
+  const after = await commandCalls();
+  expect(seen).toEqual([8, 7, 6, 5, 4, 3, 2, 1, 0]);
+  // One round trip per request: one script (EVAL the first time a connection runs it, EVALSHA after),
+  // whose own commands Redis counts too (SET NX EX, INCRBY, PTTL); nothing else but this test's INFO.
+  const delta = Object.fromEntries(
+    Object.entries(after)
+      .map(([name, calls]) => [name, calls - (before[name] ?? 0)] as const)
+      .filter(([name, calls]) => calls > 0 && name !== 'info' && !name.startsWith('client')),
+  );
+  expect((delta.evalsha ?? 0) + (delta.eval ?? 0)).toBe(9);
+  expect(Object.keys(delta).filter((name) => !['eval', 'evalsha', 'set', 'incrby', 'pttl', 'expire'].includes(name))).toEqual([]);
+  expect(delta.incrby).toBe(9);
+
+  for (const instance of instances) {
+    expect((await graphql(instance.url, '{ viewer { username } }', { privateToken: token })).status).toBe(429);
+  }
+  const anonymous = await get(instances[1]!.url, '/api/events');
+  expect(anonymous.status).toBe(200);
+  expect(remaining(anonymous)).toBe(5);
+});
+
+it('keeps answering while Redis is down, counting per instance, and shares the counters again when it is back', async () => {
+  for (const instance of instances) expect(await storeUp(instance)).toBe(1);
+  await redis.kill();
+
+  // Each instance now counts on its own: 6 anonymous requests on each are answered.
+  for (const instance of instances) {
+    const seen: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await get(instance.url, '/api/events');
+      expect(res.status).toBe(200);
+      seen.push(remaining(res));
+    }
+    expect(seen).toEqual([5, 4, 3, 2, 1, 0]);
+    expect((await get(instance.url, '/api/events')).status).toBe(429);
+    expect(await storeUp(instance)).toBe(0);
+  }
+  for (const instance of instances) {
+    expect(instance.logs().some((line) => String(line.msg).includes('Redis (REDIS_URL) cannot be reached'))).toBe(true);
+  }
+
+  await redis.start();
+  const deadline = Date.now() + 30_000;
+  while ((await Promise.all(instances.map(storeUp))).some((up) => up !== 1)) {
+    if (Date.now() > deadline) throw new Error('the instances did not reconnect to Redis within 30 s');
+    await sleep(200);
+  }
+  await sleep(WINDOW_SECONDS * 1000 + 100);
+  const shared = [];
+  for (let i = 0; i < 3; i++) shared.push(remaining(await get(instances[i]!.url, '/api/events')));
+  expect(shared).toEqual([5, 4, 3]);
+  for (const instance of instances) {
+    expect(instance.logs().some((line) => String(line.msg).includes('Redis is reachable again'))).toBe(true);
+  }
+});
