@@ -22,16 +22,15 @@ const VIEWER = JSON.stringify({ query: '{ viewer { id name } }' });
 const BARE_ENV = { NODE_ENV: 'production' };
 // Agora runs as in production: API rate limits on (in memory; budgets no run spends, so every request
 // is counted and none refused) and Prometheus metrics on (their per-request hooks installed).
-// BENCH_PRODUCTION_EXTRAS=off turns both off, to measure what they cost.
-const PRODUCTION_EXTRAS: Record<string, string> =
-  process.env.BENCH_PRODUCTION_EXTRAS === 'off'
-    ? { RATE_LIMIT_ENABLED: 'false' }
-    : {
-        RATE_LIMIT_POINTS: '1000000000',
-        RATE_LIMIT_ANONYMOUS_POINTS: '1000000000',
-        RATE_LIMIT_OAUTH_TOKEN_REQUESTS: '1000000000',
-        METRICS_TOKEN: randomBytes(32).toString('base64url'),
-      };
+// BENCH_PRODUCTION_EXTRAS=off turns both off, =limits or =metrics keeps only that one, to measure what
+// each costs.
+const EXTRAS_MODE = process.env.BENCH_PRODUCTION_EXTRAS ?? 'on';
+const PRODUCTION_EXTRAS: Record<string, string> = {
+  ...(EXTRAS_MODE === 'on' || EXTRAS_MODE === 'limits'
+    ? { RATE_LIMIT_POINTS: '1000000000', RATE_LIMIT_ANONYMOUS_POINTS: '1000000000', RATE_LIMIT_OAUTH_TOKEN_REQUESTS: '1000000000' }
+    : { RATE_LIMIT_ENABLED: 'false' }),
+  ...(EXTRAS_MODE === 'on' || EXTRAS_MODE === 'metrics' ? { METRICS_TOKEN: randomBytes(32).toString('base64url') } : {}),
+};
 
 function cli(env: Record<string, string>, ...args: string[]): Record<string, unknown> {
   const out = execFileSync('node', [join(root, 'dist/src/cli/main.js'), ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });

@@ -128,6 +128,9 @@ describe('Legacy REST API', () => {
       });
       expect(doc.components.schemas.Event.properties.starts_at).toMatchObject({ type: 'string' });
       expect(Object.values<any>(doc.paths).every((ops) => Object.values<any>(ops).every((op) => op.deprecated === true))).toBe(true);
+      expect(Object.values<any>(doc.paths).every((ops) => Object.values<any>(ops).every((op) => op.responses['429'] !== undefined))).toBe(
+        true,
+      );
     });
   });
 

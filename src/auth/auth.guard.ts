@@ -66,31 +66,38 @@ export class AuthGuard implements CanActivate {
     if (route.ownAuthentication || route.ignoresCredentials) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    if (route.rateLimit) return this.admitRateLimited(request, context.switchToHttp().getResponse<FastifyReply>(), route);
+    const refused = route.rateLimit ? this.chargedRefusal(request, context.switchToHttp().getResponse<FastifyReply>()) : this.refused;
+    const admitted =
+      route.rateLimit === 'request'
+        ? (principal: Principal | null) => this.charged(request, context.switchToHttp().getResponse<FastifyReply>(), route, principal)
+        : (principal: Principal | null) => admit(request, route, principal);
     try {
       const principal = this.authenticator.authenticate(request, { session: route.acceptsSession });
-      return principal instanceof Promise
-        ? principal.then((p) => admit(request, route, p)).catch(this.refused)
-        : admit(request, route, principal);
+      return principal instanceof Promise ? principal.then(admitted).catch(refused) : admitted(principal);
     } catch (err) {
-      return this.refused(err);
+      return refused(err);
     }
   }
 
   /**
-   * An API route with a rate limit: admitted as any other, then (`request`) charged 1 point. A request
-   * refused for its credentials costs its caller 1 point too (its address's, unless the token was only
-   * short of a scope), so that a flood of bad tokens is limited like any other.
+   * @RateLimited('request') routes (the REST API): admitted as any other, then charged 1 point.
+   * GraphQL (`operation`) is charged later, by its cost, and keeps the promise-free path.
    */
-  private async admitRateLimited(request: FastifyRequest, reply: FastifyReply, route: RouteDeclaration): Promise<boolean> {
-    try {
-      admit(request, route, await this.authenticator.authenticate(request, { session: route.acceptsSession }));
-    } catch (err) {
+  private charged(request: FastifyRequest, reply: FastifyReply, route: RouteDeclaration, principal: Principal | null): Promise<boolean> {
+    admit(request, route, principal); // a refusal is thrown here, to the caller's charged refusal
+    return this.rateLimits.charge(reply, this.rateLimits.subjectOf(request), 1).then(() => true);
+  }
+
+  /**
+   * On a rate-limited route, a request refused for its credentials costs its caller 1 point too (its
+   * address's, unless the token was only short of a scope), so that a flood of bad tokens is limited like
+   * any other traffic; once the budget is spent, the answer is 429 instead.
+   */
+  private chargedRefusal(request: FastifyRequest, reply: FastifyReply): (err: unknown) => Promise<never> {
+    return async (err) => {
       if (err instanceof AuthError) await this.rateLimits.charge(reply, this.rateLimits.subjectOf(request), 1);
       return this.refused(err);
-    }
-    if (route.rateLimit === 'request') await this.rateLimits.charge(reply, this.rateLimits.subjectOf(request), 1);
-    return true;
+    };
   }
 
   /** Counts an API request refused for its credentials, then lets the refusal go on to be answered. */

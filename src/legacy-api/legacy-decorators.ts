@@ -6,6 +6,7 @@ import {
   ApiOperation,
   ApiQuery,
   ApiSecurity,
+  ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { Public, RequireScopes } from '../auth/public.decorator.js';
@@ -17,6 +18,13 @@ const errors = [
   ApiUnauthorizedResponse({ description: 'Invalid, expired or revoked credentials: {"message":"401 Unauthorized"}', schema: ref('Error') }),
   ApiForbiddenResponse({ description: 'Missing scope (insufficient_scope) or role', schema: ref('Error') }),
   ApiNotFoundResponse({ description: 'No such resource, or not visible to the caller', schema: ref('Error') }),
+  ApiTooManyRequestsResponse({
+    description:
+      "Rate limit spent (the token's budget, or the address's when anonymous): wait Retry-After seconds. " +
+      'Every response carries X-RateLimit-Limit, -Remaining, -Used and -Reset.',
+    headers: { 'Retry-After': { description: 'Seconds until the budget is whole again', schema: { type: 'integer' } } },
+    schema: ref('Error'),
+  }),
 ];
 
 /** A read: anonymous callers get public data (unless `signedIn`); tokens need `api` or `read_api`. */
