@@ -19,11 +19,16 @@ import { securityHeaders } from './web/security-headers.js';
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
+function trustHops(count: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < count;
+}
+
 export function createHttpAdapter(config: AppConfig, logger: Logger): FastifyAdapter {
   return new FastifyAdapter({
     loggerInstance: logger,
     genReqId: requestId,
-    trustProxy: config.trustProxy,
+    // A number of proxies: the hops nearest the server are trusted (what Fastify does with a number).
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
     // A body field named `__proto__` (JSON or form) is dropped like any field no endpoint reads (RFC 6749
     // §3.2 has the token endpoint ignore unrecognized parameters) rather than refused: Nest's form parser

@@ -5,6 +5,7 @@ import { rateLimitPoints } from '../src/graphql/operation-policy.plugin.js';
 import { AuthorizationCodesService } from '../src/oauth/authorization-codes.service.js';
 import { ApplicationsService } from '../src/oauth/applications.service.js';
 import { createHash, randomBytes } from 'node:crypto';
+import { UsersService } from '../src/users/users.service.js';
 import { createUser, createUserWithToken } from './support/fixtures.js';
 import { ApiResponse, get, graphql, rest } from './support/http.js';
 import { REDIRECT_URI, registerApp, RegisteredApp } from './support/oauth.js';
@@ -41,6 +42,9 @@ describe('API rate limits (in memory, one instance)', () => {
       RATE_LIMIT_ANONYMOUS_POINTS: '5',
       RATE_LIMIT_OAUTH_TOKEN_REQUESTS: '2',
       RATE_LIMIT_WINDOW_SECONDS: '3',
+      // Budgets this small need queries this cheap (a budget must cover the costliest query allowed).
+      GRAPHQL_MAX_COST: '800',
+      GRAPHQL_ANONYMOUS_MAX_COST: '500',
       METRICS_TOKEN,
     });
   });
@@ -115,8 +119,8 @@ describe('API rate limits (in memory, one instance)', () => {
     expect(budgetOf(asTwo)).toMatchObject({ limit: 8, remaining: 7 });
   });
 
-  it('charges a GraphQL operation its query cost / 100, and gives back the points of one it refuses', async () => {
-    const { token } = await createUserWithToken(t, ['api']);
+  it('charges a GraphQL operation its query cost / 100, and does not count one it refuses', async () => {
+    const { token, user } = await createUserWithToken(t, ['api']);
     const schema = t.get(GraphQLSchemaHost).schema;
     const costly = '{ events(first: 100) { nodes { id title organizer { name } } } rateLimit { cost used remaining } }';
     const points = rateLimitPoints(operationCost(schema, parse(costly), undefined, undefined));
@@ -138,6 +142,13 @@ describe('API rate limits (in memory, one instance)', () => {
     expect(cheap.status).toBe(200);
     expect(budgetOf(cheap)).toMatchObject({ used: 8, remaining: 0 });
     expect((await graphql(t.url, '{ viewer { id } }', { privateToken: token })).status).toBe(429);
+    // A refused mutation is not run.
+    const mutation = await graphql(t.url, 'mutation { updateViewerProfile(input: { name: "Renamed" }) { user { name } } }', {
+      privateToken: token,
+    });
+    expect(mutation.status).toBe(429);
+    expect(mutation.body.data).toBeUndefined();
+    expect((await t.get(UsersService).findActiveByUsername(user.username))!.name).not.toBe('Renamed');
   });
 
   it('charges a request refused for its credentials, or one that does not parse, 1 point of the address budget', async () => {
@@ -222,6 +233,30 @@ describe('API rate limits (in memory, one instance)', () => {
       );
       expect(valueOf(scrape, 'agora_rate_limited_total', { budget: 'client' })).toBeGreaterThanOrEqual(1);
     });
+  });
+});
+
+describe('API rate limits behind a proxy (TRUST_PROXY=true)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ TRUST_PROXY: 'true', RATE_LIMIT_ANONYMOUS_POINTS: '3', GRAPHQL_ANONYMOUS_MAX_COST: '300' });
+  });
+  afterAll(() => t.close());
+
+  const via = (forwardedFor: string) => get(t.url, '/api/events', { headers: { 'x-forwarded-for': forwardedFor } });
+
+  it('counts the address the proxy saw, whatever the client wrote before it', async () => {
+    const seen = [];
+    for (const forged of ['1.1.1.1', '2.2.2.2', 'not-an-address']) seen.push(budgetOf(await via(`${forged}, 203.0.113.9`)).remaining);
+    expect(seen).toEqual([2, 1, 0]);
+    expect((await via('4.4.4.4, 203.0.113.9')).status).toBe(429);
+    expect(budgetOf(await via('203.0.113.10')).remaining).toBe(2);
+  });
+
+  it('counts an IPv6 client by its /64', async () => {
+    expect(budgetOf(await via('2001:db8:5:6::1')).remaining).toBe(2);
+    expect(budgetOf(await via('2001:db8:5:6:ffff::2')).remaining).toBe(1);
+    expect(budgetOf(await via('2001:db8:5:7::1')).remaining).toBe(2);
   });
 });
 

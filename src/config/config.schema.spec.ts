@@ -92,6 +92,8 @@ describe('loadConfig', () => {
       RATE_LIMIT_WINDOW_SECONDS: '60',
       RATE_LIMIT_POINTS: '100',
       RATE_LIMIT_ANONYMOUS_POINTS: '10',
+      GRAPHQL_MAX_COST: '10000',
+      GRAPHQL_ANONYMOUS_MAX_COST: '1000',
       RATE_LIMIT_OAUTH_TOKEN_REQUESTS: '5',
       REDIS_URL: 'rediss://:pw@redis.internal:6380/2',
     });
@@ -106,5 +108,26 @@ describe('loadConfig', () => {
       'RATE_LIMIT_POINTS',
     ]);
     expect(problems({ RATE_LIMIT_ENABLED: 'maybe' })).toEqual([expect.stringMatching(/^RATE_LIMIT_ENABLED: must be true or false/)]);
+  });
+
+  it('refuses a rate-limit budget smaller than the costliest query the GraphQL limits allow', () => {
+    expect(problems({ RATE_LIMIT_ANONYMOUS_POINTS: '10' })).toEqual([
+      'RATE_LIMIT_ANONYMOUS_POINTS: must be at least 50, what the costliest query GRAPHQL_ANONYMOUS_MAX_COST=5000 allows costs (got 10); or lower GRAPHQL_ANONYMOUS_MAX_COST',
+    ]);
+    expect(problems({ RATE_LIMIT_POINTS: '199' })).toEqual([expect.stringMatching(/^RATE_LIMIT_POINTS: must be at least 200/)]);
+    expect(loadConfig({ RATE_LIMIT_ANONYMOUS_POINTS: '10', GRAPHQL_ANONYMOUS_MAX_COST: '1000' }).rateLimits!.anonymousPoints).toBe(10);
+    expect(loadConfig({ RATE_LIMIT_ANONYMOUS_POINTS: '10', RATE_LIMIT_ENABLED: 'false' }).rateLimits).toBeUndefined();
+  });
+
+  it('trusts one proxy for TRUST_PROXY=true, or the number or addresses given, and refuses anything else', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,fd00::/8' }).trustProxy).toEqual(['10.0.0.0/8', '192.168.1.7', 'fd00::/8']);
+    expect(problems({ TRUST_PROXY: 'loopback' })).toEqual([
+      expect.stringMatching(/^TRUST_PROXY: must be false, true \(one proxy\).*"loopback"/),
+    ]);
+    expect(problems({ TRUST_PROXY: '11' })).toEqual([expect.stringMatching(/^TRUST_PROXY: /)]);
   });
 });

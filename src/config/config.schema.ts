@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 const boolean = z
@@ -41,7 +42,25 @@ export const environmentSchema = z.object({
   DATABASE_CONNECT_TIMEOUT_SECONDS: positiveInt(600).default(10),
   MIGRATIONS_RUN: boolean.default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  TRUST_PROXY: boolean.default(false),
+  TRUST_PROXY: z
+    .string()
+    .transform((value, ctx): false | number | string[] => {
+      const v = value.trim().toLowerCase();
+      if (['false', '0', 'no'].includes(v)) return false;
+      // One proxy in front: its X-Forwarded-For entry is the client. Trusting every hop would let a client
+      // choose its own address by sending the header itself.
+      if (['true', 'yes'].includes(v)) return 1;
+      if (/^\d+$/.test(v) && Number(v) <= 10) return Number(v);
+      const entries = value.split(',').map((entry) => entry.trim());
+      const bad = entries.find((entry) => !(ipaddr.IPv4.isValidFourPartDecimal(entry) || ipaddr.IPv6.isValid(entry) || isCidr(entry)));
+      if (bad === undefined) return entries;
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be false, true (one proxy), the number of proxies in front (1 to 10), or their addresses and CIDR ranges separated by commas ("${bad}" is none of these)`,
+      });
+      return z.NEVER;
+    })
+    .default(false),
   SHUTDOWN_TIMEOUT_SECONDS: positiveInt(600).default(10),
   PERSONAL_TOKEN_LAST_USED_INTERVAL_SECONDS: positiveInt(86400).default(60),
   AUTH_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
@@ -82,7 +101,11 @@ export interface AppConfig {
   host: string;
   port: number;
   baseUrl: string;
-  trustProxy: boolean;
+  /**
+   * Which `X-Forwarded-*` to believe (Fastify's `trustProxy`): false, the number of proxies in front
+   * (TRUST_PROXY=true is 1), or the proxies' addresses and CIDR ranges.
+   */
+  trustProxy: false | number | string[];
   shutdownTimeoutMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   database: {
@@ -162,6 +185,18 @@ export function metricsOnMainListener(config: Pick<AppConfig, 'metrics'>): boole
   return config.metrics.token !== undefined && config.metrics.port === undefined;
 }
 
+function isCidr(value: string): boolean {
+  try {
+    ipaddr.parseCIDR(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Query-cost points per rate-limit point: a GraphQL request costs its cost / 100, rounded up, at least 1. */
+export const COST_PER_RATE_LIMIT_POINT = 100;
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -192,6 +227,23 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     throw new ConfigError([
       `METRICS_PORT: must differ from PORT (got ${e.METRICS_PORT}); unset it to serve /metrics on PORT with METRICS_TOKEN`,
     ]);
+  }
+  if (e.RATE_LIMIT_ENABLED) {
+    // A budget smaller than the costliest query the limits allow would refuse that query for ever.
+    const problems = (
+      [
+        ['RATE_LIMIT_POINTS', e.RATE_LIMIT_POINTS, 'GRAPHQL_MAX_COST', e.GRAPHQL_MAX_COST],
+        ['RATE_LIMIT_ANONYMOUS_POINTS', e.RATE_LIMIT_ANONYMOUS_POINTS, 'GRAPHQL_ANONYMOUS_MAX_COST', e.GRAPHQL_ANONYMOUS_MAX_COST],
+      ] as const
+    ).flatMap(([name, points, costName, cost]) => {
+      const needed = Math.ceil(cost / COST_PER_RATE_LIMIT_POINT);
+      return points < needed
+        ? [
+            `${name}: must be at least ${needed}, what the costliest query ${costName}=${cost} allows costs (got ${points}); or lower ${costName}`,
+          ]
+        : [];
+    });
+    if (problems.length > 0) throw new ConfigError(problems);
   }
   return {
     env: e.NODE_ENV,

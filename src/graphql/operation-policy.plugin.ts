@@ -4,7 +4,7 @@ import { ASTNode, DocumentNode, getVariableValues, GraphQLError, GraphQLSchema, 
 import { AuthError } from '../auth/auth.errors.js';
 import { hasAnyScope } from '../auth/principal.js';
 import { APP_CONFIG } from '../config/config.module.js';
-import type { AppConfig } from '../config/config.schema.js';
+import { COST_PER_RATE_LIMIT_POINT, type AppConfig } from '../config/config.schema.js';
 import { Metrics } from '../metrics/metrics.js';
 import { GraphqlContext } from './graphql-context.js';
 import { fragmentsOf, isMetaField, measureOperation, operationCost } from './operation-analysis.js';
@@ -34,9 +34,6 @@ interface CachedOperation {
 
 /** Costs kept per operation, by the values of its cost variables (a client paging through a list repeats them). */
 const MAX_COSTS_PER_OPERATION = 32;
-
-/** Query-cost points per rate-limit point: a GraphQL request costs its cost / 100, rounded up, at least 1. */
-export const COST_PER_RATE_LIMIT_POINT = 100;
 
 /** What an operation of this cost spends of its caller's rate-limit budget. */
 export function rateLimitPoints(cost: number | undefined): number {

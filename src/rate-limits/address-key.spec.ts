@@ -14,8 +14,9 @@ describe('addressKey (the anonymous budget of an address)', () => {
     expect(addressKey('2001:db8:1:3::1')).not.toBe(addressKey('2001:db8:1:2::1'));
   });
 
-  it('keeps anything else as it came (a Unix socket peer has no address)', () => {
-    expect(addressKey('')).toBe('');
-    expect(addressKey('not-an-ip')).toBe('not-an-ip');
+  it('puts whatever is not an address (a forged proxy header) in one shared budget', () => {
+    expect(addressKey('')).toBe('invalid');
+    expect(addressKey('not-an-ip')).toBe('invalid');
+    expect(addressKey('x'.repeat(10_000))).toBe('invalid');
   });
 });

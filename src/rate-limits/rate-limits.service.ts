@@ -2,54 +2,89 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
 import { Redis } from 'ioredis';
-import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { Metrics } from '../metrics/metrics.js';
 import { RateLimitBudget, RateLimitError, RateLimitState, RateLimitSubject, retryAfterSeconds } from './rate-limit.js';
+import { Charged, WindowCounters } from './window-counters.js';
 
 /** How long a counter operation may wait for Redis before the process counts in memory instead. */
 const REDIS_COMMAND_TIMEOUT_MS = 500;
+/** After a Redis failure (an error, a timeout), how long the process counts in memory before trying Redis again. */
+const REDIS_RETRY_AFTER_MS = 5000;
+/** The most callers of one budget a process keeps in memory (about 100 bytes each). */
+export const MAX_KEYS_IN_MEMORY = 100_000;
+
+/**
+ * The counting step, atomic in Redis: start the window if there is none, then add the points only if
+ * they fit. Returns the total with this charge (over the limit: what it would have been, not stored)
+ * and the window's milliseconds left, as rate-limiter-flexible reads its scripts' answers.
+ * KEYS[1] the caller's key; ARGV: points, window seconds, limit.
+ */
+const CHARGE_IF_FITS = `redis.call('set', KEYS[1], 0, 'EX', ARGV[2], 'NX')
+local used = tonumber(redis.call('get', KEYS[1]))
+local ttl = redis.call('pttl', KEYS[1])
+if ttl == -1 then
+  redis.call('expire', KEYS[1], ARGV[2])
+  ttl = 1000 * ARGV[2]
+end
+local points = tonumber(ARGV[1])
+if used + points <= tonumber(ARGV[3]) then
+  used = redis.call('incrby', KEYS[1], points)
+else
+  used = used + points
+end
+return {used, ttl}`;
 
 /**
  * The API's rate limits (docs/operations.md, "Rate limits"): a fixed window of RATE_LIMIT_WINDOW_SECONDS
- * per budget, counted by `rate-limiter-flexible`. Without REDIS_URL the counters live in this process;
- * with it, in Redis, shared by every instance: one atomic script (INCRBY with its expiry) per request,
- * never a database write. While Redis cannot be reached each process counts in memory, so the API keeps
- * answering with limits that are per instance until Redis is back.
+ * per budget. Without REDIS_URL the counters live in this process (WindowCounters); with it, in Redis,
+ * shared by every instance and counted by rate-limiter-flexible with one atomic script per request
+ * (never a database write). While Redis fails or is slow, each process counts in memory, so the API
+ * keeps answering with limits that are per instance until Redis answers again.
  */
 @Injectable()
 export class RateLimits implements OnApplicationShutdown {
   private readonly logger = new Logger('RateLimits');
-  private readonly limiters?: Record<RateLimitBudget, RateLimiterAbstract>;
+  private readonly limits?: Record<RateLimitBudget, number>;
+  private readonly memory?: Record<RateLimitBudget, WindowCounters>;
+  private readonly shared?: Record<RateLimitBudget, RateLimiterRedis>;
   private readonly redis?: Redis;
+  /** Until when the process counts in memory because Redis failed (ms since the epoch). */
+  private redisAvoidedUntil = 0;
+  private redisReachable = true;
+  private closing = false;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly metrics: Metrics,
   ) {
-    const limits = config.rateLimits;
-    if (!limits) return;
-    const points: Record<RateLimitBudget, number> = {
-      token: limits.tokenPoints,
-      address: limits.anonymousPoints,
-      client: limits.oauthTokenRequests,
-    };
-    const redis = config.redisUrl ? this.connect(config.redisUrl) : undefined;
+    const settings = config.rateLimits;
+    if (!settings) return;
+    this.limits = { token: settings.tokenPoints, address: settings.anonymousPoints, client: settings.oauthTokenRequests };
+    const windowMs = settings.windowSeconds * 1000;
+    const counters = () => new WindowCounters(windowMs, MAX_KEYS_IN_MEMORY);
+    this.memory = { token: counters(), address: counters(), client: counters() };
+    if (!config.redisUrl) return;
+
+    const redis = this.connect(config.redisUrl);
     this.redis = redis;
-    const limiter = (budget: RateLimitBudget): RateLimiterAbstract => {
-      const options = { points: points[budget], duration: limits.windowSeconds, keyPrefix: `agora:rl:${budget}` };
-      const memory = new RateLimiterMemory(options);
-      return redis
-        ? new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: memory })
-        : memory;
-    };
-    this.limiters = { token: limiter('token'), address: limiter('address'), client: limiter('client') };
-    if (redis) metrics.rateLimitStore(() => redis.status === 'ready');
+    const limiter = (budget: RateLimitBudget) =>
+      new RateLimiterRedis({
+        storeClient: redis,
+        points: this.limits![budget],
+        duration: settings.windowSeconds,
+        keyPrefix: `agora:rl:${budget}`,
+        customIncrTtlLuaScript: CHARGE_IF_FITS,
+        rejectIfRedisNotReady: true,
+      });
+    this.shared = { token: limiter('token'), address: limiter('address'), client: limiter('client') };
+    metrics.rateLimitStore(() => redis.status === 'ready' && Date.now() >= this.redisAvoidedUntil);
   }
 
   get enabled(): boolean {
-    return this.limiters !== undefined;
+    return this.limits !== undefined;
   }
 
   /** Who pays for an API request: its credential, or (anonymous) its address, an IPv6 address by its /64. */
@@ -60,51 +95,74 @@ export class RateLimits implements OnApplicationShutdown {
       : { budget: 'address', key: addressKey(request.ip) };
   }
 
-  /**
-   * Spends `points` of the subject's budget and writes the `X-RateLimit-*` headers on the reply. Over
-   * the limit, throws RateLimitError (after `Retry-After` is written) and gives back the points of the
-   * refused request, so that a costly request refused does not also spend what a cheaper one could use.
-   * Undefined when rate limits are off.
-   */
-  async charge(reply: FastifyReply, subject: RateLimitSubject, points: number): Promise<RateLimitState | undefined> {
-    const limiter = this.limiters?.[subject.budget];
-    if (!limiter) return undefined;
-    let result: RateLimiterRes;
-    let refused = false;
-    try {
-      result = await limiter.consume(subject.key, points);
-    } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err;
-      result = err;
-      refused = true;
-    }
-    const limit = limiter.points;
-    // Refused: what was spent before this request, which stays spent.
-    const before = result.consumedPoints - points;
-    const state: RateLimitState = {
-      limit,
-      used: refused ? Math.min(before, limit) : result.consumedPoints,
-      remaining: refused ? Math.max(0, limit - before) : result.remainingPoints,
-      cost: points,
-      resetAt: new Date(Date.now() + result.msBeforeNext),
-    };
-    writeRateLimitHeaders(reply, state);
-    if (!refused) return state;
-
-    // The budget had points left, only fewer than this request costs: they stay spendable.
-    if (before < limit) await limiter.reward(subject.key, points).catch(() => undefined);
-    void reply.header('retry-after', retryAfterSeconds(state));
-    this.metrics.rateLimited(subject.budget);
-    throw new RateLimitError(subject, state);
-  }
-
   /** The request's budget, charged later by what the request turns out to cost. */
   budgetOf(request: FastifyRequest, reply: FastifyReply): RequestBudget {
     return new RequestBudget(this, reply, this.subjectOf(request));
   }
 
+  /**
+   * Spends `points` of the subject's budget and writes the `X-RateLimit-*` headers on the reply. A
+   * charge that does not fit in what is left is not counted: it throws RateLimitError (after
+   * `Retry-After` is written), and what is left stays for cheaper requests. Undefined when rate limits
+   * are off.
+   */
+  async charge(reply: FastifyReply, subject: RateLimitSubject, points: number): Promise<RateLimitState | undefined> {
+    if (!this.limits) return undefined;
+    const limit = this.limits[subject.budget];
+    const charged = (await this.chargeShared(subject, points)) ?? this.memory![subject.budget].charge(subject.key, points, limit);
+    const state: RateLimitState = {
+      limit,
+      used: Math.min(charged.used, limit),
+      remaining: Math.max(0, limit - charged.used),
+      cost: points,
+      resetAt: new Date(charged.resetAt),
+    };
+    writeRateLimitHeaders(reply, state);
+    if (!charged.refused) return state;
+    void reply.header('retry-after', retryAfterSeconds(state));
+    this.metrics.rateLimited(subject.budget);
+    throw new RateLimitError(subject, state);
+  }
+
+  /** The charge in Redis; undefined (count in memory) without Redis, or while it fails. */
+  private async chargeShared(subject: RateLimitSubject, points: number): Promise<Charged | undefined> {
+    if (!this.shared || Date.now() < this.redisAvoidedUntil) return undefined;
+    let result: RateLimiterRes;
+    let refused = false;
+    try {
+      result = await this.shared[subject.budget].consume(subject.key, points);
+    } catch (err) {
+      if (err instanceof RateLimiterRes) {
+        result = err;
+        refused = true;
+      } else {
+        this.redisFailed((err as Error).message);
+        return undefined;
+      }
+    }
+    this.redisAnswered();
+    const now = Date.now();
+    // Refused, the script did not store the charge: the window holds what it held before.
+    return { used: refused ? result.consumedPoints - points : result.consumedPoints, resetAt: now + result.msBeforeNext, refused };
+  }
+
+  /** Counts in memory for a while, and says so once. */
+  private redisFailed(reason: string): void {
+    this.redisAvoidedUntil = Date.now() + REDIS_RETRY_AFTER_MS;
+    if (!this.redisReachable || this.closing) return;
+    this.redisReachable = false;
+    this.logger.warn(`Redis (REDIS_URL) cannot be reached: ${reason}. Rate-limit counters are kept per process until it answers again.`);
+  }
+
+  private redisAnswered(): void {
+    if (this.redisReachable) return;
+    this.redisReachable = true;
+    this.logger.log('Redis answers again: rate-limit counters are shared by every instance');
+  }
+
   /** Counters need no goodbye: the connection is closed at once, and stops reconnecting. */
   onApplicationShutdown(): void {
+    this.closing = true;
     this.redis?.disconnect();
   }
 
@@ -118,19 +176,9 @@ export class RateLimits implements OnApplicationShutdown {
       // Reconnects for ever, at most 2 s apart.
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     });
-    let reachable: boolean | undefined;
-    redis.on('ready', () => {
-      if (reachable === false) this.logger.log('Redis is reachable again: rate-limit counters are shared by every instance');
-      reachable = true;
-    });
-    const lost = (reason: string) => {
-      if (reachable === false) return;
-      reachable = false;
-      this.logger.warn(`Redis (REDIS_URL) cannot be reached: ${reason}. Rate-limit counters are kept per process until it is back.`);
-    };
-    redis.on('error', (err: Error) => lost(err.message));
+    redis.on('error', (err: Error) => this.redisFailed(err.message));
     // A server that goes away closes the connection; the reconnection attempts then fail with errors.
-    redis.on('close', () => lost('the connection closed'));
+    redis.on('close', () => this.redisFailed('the connection closed'));
     return redis;
   }
 }
@@ -149,7 +197,8 @@ export function writeRateLimitHeaders(reply: FastifyReply, state: RateLimitState
  * usually given a whole /64, so counting single IPv6 addresses would let it multiply its budget).
  */
 export function addressKey(ip: string): string {
-  if (!ipaddr.isValid(ip)) return ip;
+  // Not an address (a proxy header that is not one): all such callers share one budget.
+  if (!ipaddr.isValid(ip)) return 'invalid';
   const address = ipaddr.process(ip); // an IPv4-mapped IPv6 address becomes the IPv4 address
   if (address.kind() === 'ipv4') return address.toString();
   return `${(address as ipaddr.IPv6).parts

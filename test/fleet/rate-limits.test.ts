@@ -30,7 +30,20 @@ class RedisServer {
     const binary = process.env.REDIS_SERVER || 'redis-server';
     const child = spawn(
       binary,
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir],
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--enable-debug-command',
+        'local',
+        '--dir',
+        this.dir,
+      ],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
@@ -97,6 +110,8 @@ beforeAll(async () => {
     RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
     RATE_LIMIT_ANONYMOUS_POINTS: '6',
     RATE_LIMIT_POINTS: '9',
+    GRAPHQL_MAX_COST: '900',
+    GRAPHQL_ANONYMOUS_MAX_COST: '600',
     METRICS_TOKEN,
   });
   instances = fleet.instances;
@@ -132,7 +147,7 @@ it('counts a flood spread over the instances once, refuses it on every instance 
   for (const instance of instances) expect((await get(instance.url, '/api/events')).status).toBe(200);
 });
 
-it('shares a token budget across instances, apart from the anonymous one, at one Redis command per request', async () => {
+it('shares a token budget across instances, apart from the anonymous one, at one Redis round trip per request, a refused charge uncounted', async () => {
   const username = `fleetrl${process.pid}`;
   await cli(
     fleet.env,
@@ -150,22 +165,29 @@ it('shares a token budget across instances, apart from the anonymous one, at one
 
   const before = await commandCalls();
   const seen: number[] = [];
-  for (let i = 0; i < 9; i++) {
+  const viewer = async (i: number) => {
     const res = await graphql(instances[i % 3]!.url, '{ viewer { username } }', { privateToken: token });
     expect(res.status).toBe(200);
     seen.push(remaining(res));
-  }
+  };
+  for (let i = 0; i < 7; i++) await viewer(i);
+  // 3 points (1 + 100 × 2 cost points) with 2 left: refused, and not counted, by one atomic script.
+  const costly = await graphql(instances[1]!.url, '{ events(first: 100) { nodes { id } } }', { privateToken: token });
+  expect(costly.status).toBe(429);
+  expect(remaining(costly)).toBe(2);
+  for (let i = 7; i < 9; i++) await viewer(i);
   const after = await commandCalls();
   expect(seen).toEqual([8, 7, 6, 5, 4, 3, 2, 1, 0]);
   // One round trip per request: one script (EVAL the first time a connection runs it, EVALSHA after),
-  // whose own commands Redis counts too (SET NX EX, INCRBY, PTTL); nothing else but this test's INFO.
+  // whose own commands Redis counts too (SET NX EX, GET, PTTL, INCRBY when the charge fits); nothing else
+  // but this test's INFO.
   const delta = Object.fromEntries(
     Object.entries(after)
       .map(([name, calls]) => [name, calls - (before[name] ?? 0)] as const)
       .filter(([name, calls]) => calls > 0 && name !== 'info' && !name.startsWith('client')),
   );
-  expect((delta.evalsha ?? 0) + (delta.eval ?? 0)).toBe(9);
-  expect(Object.keys(delta).filter((name) => !['eval', 'evalsha', 'set', 'incrby', 'pttl', 'expire'].includes(name))).toEqual([]);
+  expect((delta.evalsha ?? 0) + (delta.eval ?? 0)).toBe(10);
+  expect(Object.keys(delta).filter((name) => !['eval', 'evalsha', 'set', 'get', 'incrby', 'pttl', 'expire'].includes(name))).toEqual([]);
   expect(delta.incrby).toBe(9);
 
   for (const instance of instances) {
@@ -207,6 +229,34 @@ it('keeps answering while Redis is down, counting per instance, and shares the c
   for (let i = 0; i < 3; i++) shared.push(remaining(await get(instances[i]!.url, '/api/events')));
   expect(shared).toEqual([5, 4, 3]);
   for (const instance of instances) {
-    expect(instance.logs().some((line) => String(line.msg).includes('Redis is reachable again'))).toBe(true);
+    expect(instance.logs().some((line) => String(line.msg).includes('Redis answers again'))).toBe(true);
+  }
+});
+
+it('counts in memory at once while Redis is too slow to answer, and goes back to Redis after', async () => {
+  const client = new Redis(redis.url, { lazyConnect: true });
+  await client.connect();
+  try {
+    const stall = client.call('DEBUG', 'SLEEP', '2'); // Redis answers nothing for 2 s
+    await sleep(50);
+    const [a] = instances as [Instance];
+    const started = Date.now();
+    const res = await get(a.url, '/api/events');
+    expect(res.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1500); // the 500 ms command timeout, not the stall
+    expect(remaining(res)).toBe(5);
+    // Marked unusable for a while: the next requests do not wait on Redis at all.
+    const next = Date.now();
+    expect((await get(a.url, '/api/events')).status).toBe(200);
+    expect(Date.now() - next).toBeLessThan(400);
+    expect(await storeUp(a)).toBe(0);
+    await stall;
+  } finally {
+    client.disconnect();
+  }
+  const deadline = Date.now() + 15_000;
+  while ((await storeUp(instances[0]!)) !== 1) {
+    if (Date.now() > deadline) throw new Error('instance A did not go back to Redis within 15 s');
+    await sleep(200);
   }
 });
