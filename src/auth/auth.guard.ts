@@ -66,26 +66,37 @@ export class AuthGuard implements CanActivate {
     if (route.ownAuthentication || route.ignoresCredentials) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const refused = route.rateLimit ? this.chargedRefusal(request, context.switchToHttp().getResponse<FastifyReply>()) : this.refused;
-    const admitted =
-      route.rateLimit === 'request'
-        ? (principal: Principal | null) => this.charged(request, context.switchToHttp().getResponse<FastifyReply>(), route, principal)
-        : (principal: Principal | null) => admit(request, route, principal);
+    if (!route.rateLimit) {
+      try {
+        const principal = this.authenticator.authenticate(request, { session: route.acceptsSession });
+        return principal instanceof Promise
+          ? principal.then((p) => admit(request, route, p)).catch(this.refused)
+          : admit(request, route, principal);
+      } catch (err) {
+        return this.refused(err);
+      }
+    }
     try {
       const principal = this.authenticator.authenticate(request, { session: route.acceptsSession });
-      return principal instanceof Promise ? principal.then(admitted).catch(refused) : admitted(principal);
+      return principal instanceof Promise
+        ? principal.then((p) => this.admitCharged(context, route, p)).catch((err: unknown) => this.refuseCharged(context, err))
+        : this.admitCharged(context, route, principal);
     } catch (err) {
-      return refused(err);
+      return this.refuseCharged(context, err);
     }
   }
 
   /**
-   * @RateLimited('request') routes (the REST API): admitted as any other, then charged 1 point.
-   * GraphQL (`operation`) is charged later, by its cost, and keeps the promise-free path.
+   * A @RateLimited() route (/api/, /graphql): admitted as any other; `request` routes (the REST API)
+   * are then charged 1 point, while GraphQL is charged later by its cost. Promise-free unless Redis
+   * keeps the counters.
    */
-  private charged(request: FastifyRequest, reply: FastifyReply, route: RouteDeclaration, principal: Principal | null): Promise<boolean> {
-    admit(request, route, principal); // a refusal is thrown here, to the caller's charged refusal
-    return this.rateLimits.charge(reply, this.rateLimits.subjectOf(request), 1).then(() => true);
+  private admitCharged(context: ExecutionContext, route: RouteDeclaration, principal: Principal | null): boolean | Promise<boolean> {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    admit(request, route, principal); // a refusal is thrown here, to the caller's refuseCharged
+    if (route.rateLimit !== 'request') return true;
+    const charged = this.rateLimits.charge(context.switchToHttp().getResponse<FastifyReply>(), this.rateLimits.subjectOf(request), 1);
+    return charged instanceof Promise ? charged.then(() => true) : true;
   }
 
   /**
@@ -93,11 +104,11 @@ export class AuthGuard implements CanActivate {
    * address's, unless the token was only short of a scope), so that a flood of bad tokens is limited like
    * any other traffic; once the budget is spent, the answer is 429 instead.
    */
-  private chargedRefusal(request: FastifyRequest, reply: FastifyReply): (err: unknown) => Promise<never> {
-    return async (err) => {
-      if (err instanceof AuthError) await this.rateLimits.charge(reply, this.rateLimits.subjectOf(request), 1);
-      return this.refused(err);
-    };
+  private refuseCharged(context: ExecutionContext, err: unknown): never | Promise<never> {
+    if (!(err instanceof AuthError)) return this.refused(err);
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const charged = this.rateLimits.charge(context.switchToHttp().getResponse<FastifyReply>(), this.rateLimits.subjectOf(request), 1);
+    return charged instanceof Promise ? charged.then(() => this.refused(err)) : this.refused(err);
   }
 
   /** Counts an API request refused for its credentials, then lets the refusal go on to be answered. */

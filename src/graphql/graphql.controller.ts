@@ -70,7 +70,8 @@ export class GraphqlController {
     if (budget) {
       // An operation that was analysed has been charged its cost; a request that ended before (a
       // document that does not parse, an operation refused for its credentials) costs 1 point.
-      await budget.charge(1);
+      const pending = budget.charge(1);
+      if (pending) await pending;
       if (budget.refusal) throw budget.refusal;
     }
     if (context.policy.denial) throw context.policy.denial;

@@ -85,7 +85,8 @@ export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext>
 
         const budget = contextValue.budget;
         if (!budget) return;
-        await budget.charge(rateLimitPoints(analysis.cost));
+        const pending = budget.charge(rateLimitPoints(analysis.cost));
+        if (pending) await pending;
         // GraphqlController answers the refusal (429, Retry-After); this stops the operation from running.
         if (budget.refusal)
           throw new GraphQLError(budget.refusal.message, { extensions: { code: RATE_LIMITED_CODE, http: { status: 429 } } });

@@ -17,8 +17,8 @@ export interface RateLimitState {
   remaining: number;
   /** What this request cost. */
   cost: number;
-  /** When the window ends and the budget is whole again. */
-  resetAt: Date;
+  /** When the window ends and the budget is whole again (ms since the epoch). */
+  resetAt: number;
 }
 
 /** A request refused because its budget is spent: answered 429 with `Retry-After` in each transport's shape. */
@@ -43,5 +43,5 @@ export class RateLimitError extends Error {
 
 /** Whole seconds until the window ends, at least 1. */
 export function retryAfterSeconds(state: RateLimitState, now = Date.now()): number {
-  return Math.max(1, Math.ceil((state.resetAt.getTime() - now) / 1000));
+  return Math.max(1, Math.ceil((state.resetAt - now) / 1000));
 }

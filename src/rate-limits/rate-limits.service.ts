@@ -106,16 +106,23 @@ export class RateLimits implements OnApplicationShutdown {
    * `Retry-After` is written), and what is left stays for cheaper requests. Undefined when rate limits
    * are off.
    */
-  async charge(reply: FastifyReply, subject: RateLimitSubject, points: number): Promise<RateLimitState | undefined> {
+  charge(reply: FastifyReply, subject: RateLimitSubject, points: number): RateLimitState | undefined | Promise<RateLimitState | undefined> {
     if (!this.limits) return undefined;
-    const limit = this.limits[subject.budget];
-    const charged = (await this.chargeShared(subject, points)) ?? this.memory![subject.budget].charge(subject.key, points, limit);
+    // Without Redis (or while it is avoided) the charge is synchronous: no promise on the request path.
+    if (!this.shared || Date.now() < this.redisAvoidedUntil) return this.settle(reply, subject, points, undefined);
+    return this.chargeShared(subject, points).then((charged) => this.settle(reply, subject, points, charged));
+  }
+
+  /** The charge's answer: the headers, and the state, or RateLimitError when it did not fit. */
+  private settle(reply: FastifyReply, subject: RateLimitSubject, points: number, shared: Charged | undefined): RateLimitState {
+    const limit = this.limits![subject.budget];
+    const charged = shared ?? this.memory![subject.budget].charge(subject.key, points, limit);
     const state: RateLimitState = {
       limit,
       used: Math.min(charged.used, limit),
       remaining: Math.max(0, limit - charged.used),
       cost: points,
-      resetAt: new Date(charged.resetAt),
+      resetAt: charged.resetAt,
     };
     writeRateLimitHeaders(reply, state);
     if (!charged.refused) return state;
@@ -126,11 +133,10 @@ export class RateLimits implements OnApplicationShutdown {
 
   /** The charge in Redis; undefined (count in memory) without Redis, or while it fails. */
   private async chargeShared(subject: RateLimitSubject, points: number): Promise<Charged | undefined> {
-    if (!this.shared || Date.now() < this.redisAvoidedUntil) return undefined;
     let result: RateLimiterRes;
     let refused = false;
     try {
-      result = await this.shared[subject.budget].consume(subject.key, points);
+      result = await this.shared![subject.budget].consume(subject.key, points);
     } catch (err) {
       if (err instanceof RateLimiterRes) {
         result = err;
@@ -189,7 +195,7 @@ export function writeRateLimitHeaders(reply: FastifyReply, state: RateLimitState
     .header('x-ratelimit-limit', state.limit)
     .header('x-ratelimit-remaining', state.remaining)
     .header('x-ratelimit-used', state.used)
-    .header('x-ratelimit-reset', Math.ceil(state.resetAt.getTime() / 1000));
+    .header('x-ratelimit-reset', Math.ceil(state.resetAt / 1000));
 }
 
 /**
@@ -224,14 +230,29 @@ export class RequestBudget {
     readonly subject: RateLimitSubject,
   ) {}
 
-  async charge(points: number): Promise<void> {
+  /** Synchronous without Redis; a promise otherwise. A refusal is kept in `refusal`, not thrown. */
+  charge(points: number): void | Promise<void> {
     if (this.charged) return;
     this.charged = true;
     try {
-      this.state = await this.limits.charge(this.reply, this.subject, points);
+      const state = this.limits.charge(this.reply, this.subject, points);
+      if (!(state instanceof Promise)) {
+        this.state = state;
+        return;
+      }
+      return state.then(
+        (settled) => {
+          this.state = settled;
+        },
+        (err: unknown) => this.refused(err),
+      );
     } catch (err) {
-      if (!(err instanceof RateLimitError)) throw err;
-      this.refusal = err;
+      this.refused(err);
     }
+  }
+
+  private refused(err: unknown): void {
+    if (!(err instanceof RateLimitError)) throw err;
+    this.refusal = err;
   }
 }
