@@ -1,4 +1,5 @@
-import type { AppConfig } from '../config/config.schema.js';
+import { AppConfig, metricsServed } from '../config/config.schema.js';
+import { MetricsAggregation } from '../metrics/cluster-metrics.js';
 import type { PrimaryService } from './primary-service.js';
 
 /**
@@ -7,6 +8,6 @@ import type { PrimaryService } from './primary-service.js';
  * `{ name: 'rate limits', start: () => void new RateLimiterClusterMaster() }` (rate-limiter-flexible),
  * with its workers using `RateLimiterCluster`.
  */
-export function primaryServices(_config: AppConfig): PrimaryService[] {
-  return [];
+export function primaryServices(config: AppConfig): PrimaryService[] {
+  return [...(metricsServed(config) ? [new MetricsAggregation()] : [])];
 }
