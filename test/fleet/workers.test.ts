@@ -240,6 +240,8 @@ describe('WORKERS=2 on a PostgreSQL database', () => {
     expect(code).toBe(0);
     expect(exitMs).toBeLessThan(BOUND_SECONDS * 1000);
 
+    // 'exit' can come before the last lines are read from the pipe.
+    await waitForOutput(server, /"role":"primary".*"msg":"Stopped/, 5_000);
     const log = lines(server);
     const drained = log.filter((l) => l.msg === 'Drained: every request received was answered');
     expect(drained.map((l) => l.worker).sort()).toEqual([2, 3]);
@@ -339,6 +341,7 @@ describe('WORKERS=2 whose workers cannot start', () => {
     });
     const code = await server.exited;
     expect(code).toBe(1);
+    await waitForOutput(server, /"role":"primary".*"msg":"Stopped/, 5_000);
 
     const primary = lines(server).filter((l) => l.role === 'primary');
     const replaced = primary.filter((l) => String(l.msg).includes('exited unexpectedly (exit code 1); starting a replacement in'));
