@@ -1,7 +1,7 @@
 // The layers of src/ (docs/architecture.md, "Layers"), checked by `npm run lint:layers` in CI:
 //   foundation  config, clock, errors, logging, database: know no feature;
 //   features    auth, users, sessions, personal-tokens, oauth, events, housekeeping, health, shutdown,
-//               metrics, telemetry, and the transports' infrastructure graphql and web: use the foundation and each other's
+//               metrics, telemetry, cluster, and the transports' infrastructure graphql and web: use the foundation and each other's
 //               services and models, never each other's entities;
 //   edges       dashboard, legacy-api: pages and REST over the features' services;
 //   application app.module, app.factory, main, cli: wire everything; nothing imports them.

@@ -1,6 +1,6 @@
 // The fleet tier (test/fleet/): three built server processes on one PostgreSQL database, started
-// together on an empty one, and flows whose steps go to different instances (.ci/run provides a
-// throwaway cluster and FLEET_DATABASE_URL; see test/fleet/fleet.ts).
+// together on an empty one, flows whose steps go to different instances, and one server with WORKERS=2
+// (.ci/run provides a throwaway cluster and FLEET_DATABASE_URL; see test/fleet/fleet.ts).
 import base from './jest.config.js';
 
 export default {

@@ -14,10 +14,47 @@ export interface LoadResult {
   total: number;
   /** CPU time (user + system) the server process spent per request, in µs, when its pid was given. */
   cpuUsPerRequest?: number;
+  /** How busy the whole machine was during the run, in % of all its CPUs (server, database, load generator, anything else). */
+  machineBusyPercent?: number;
+  /** CPU the load generator (autocannon, in this process) used, in % of one CPU. */
+  generatorCpuPercent: number;
 }
 
-/** CPU time (user + system) a process has used so far, in µs, from /proc (Linux). */
+/**
+ * CPU time (user + system) a process and its descendants (the workers of a node:cluster primary) have
+ * used so far, in µs, from /proc (Linux); undefined once the process is gone.
+ */
 export function processCpuMicros(pid: number): number | undefined {
+  const own = ownCpuMicros(pid);
+  if (own === undefined) return undefined;
+  return descendantsOf(pid).reduce((sum, child) => sum + (ownCpuMicros(child) ?? 0), own);
+}
+
+/** The processes under `pid`, children first, from /proc (Linux). */
+export function descendantsOf(pid: number): number[] {
+  let children: number[];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+  return children.flatMap((child) => [child, ...descendantsOf(child)]);
+}
+
+/** Busy and total time of all the machine's CPUs so far, in clock ticks, from /proc/stat (Linux). */
+function machineTicks(): { busy: number; total: number } | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = fields.reduce((a, b) => a + b, 0);
+    const idle = fields[3]! + fields[4]!; // idle, iowait
+    return { busy: total - idle, total };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time (user + system) of one process (all its threads), without its children, in µs. */
+export function ownCpuMicros(pid: number): number | undefined {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime: in clock ticks (100 per second on Linux)
@@ -81,6 +118,9 @@ export async function load(
   },
 ): Promise<LoadResult> {
   const cpuBefore = options.pid === undefined ? undefined : processCpuMicros(options.pid);
+  const machineBefore = machineTicks();
+  const generatorBefore = process.cpuUsage();
+  const startedAt = performance.now();
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'POST',
@@ -91,7 +131,15 @@ export async function load(
     ...(options.setupRequest ? { requests: [{ setupRequest: options.setupRequest as never }] } : {}),
   });
   const cpuAfter = options.pid === undefined ? undefined : processCpuMicros(options.pid);
+  const machineAfter = machineTicks();
+  const generator = process.cpuUsage(generatorBefore);
+  const elapsedUs = (performance.now() - startedAt) * 1000;
   return {
+    machineBusyPercent:
+      machineBefore && machineAfter && machineAfter.total > machineBefore.total
+        ? Math.round((100 * (machineAfter.busy - machineBefore.busy)) / (machineAfter.total - machineBefore.total))
+        : undefined,
+    generatorCpuPercent: Math.round((100 * (generator.user + generator.system)) / elapsedUs),
     cpuUsPerRequest:
       cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0
         ? Math.round((cpuAfter - cpuBefore) / result.requests.total)

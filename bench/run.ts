@@ -6,7 +6,7 @@ import pg from 'pg';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort, load, LoadResult, startProcess, stopProcess } from './harness.js';
+import { descendantsOf, freePort, load, LoadResult, ownCpuMicros, startProcess, stopProcess } from './harness.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -365,6 +365,11 @@ const BENCH_USER = [
 
 /** A migrated database of its own with a user `bench`, and Agora serving it in its own process. */
 async function withAgora<T>(fn: (ctx: AgoraContext) => Promise<T>): Promise<T> {
+  return withBenchDatabase((env) => serveAgora(env, fn));
+}
+
+/** A migrated database of its own with a user `bench`, for the time `fn` runs; `env` points Agora at it. */
+async function withBenchDatabase<T>(fn: (env: Record<string, string>) => Promise<T>): Promise<T> {
   const database = `agora_bench_${process.pid}_${Date.now().toString(36)}`;
   execFileSync('psql', [DATABASE_URL, '-qc', `CREATE DATABASE ${database}`]);
   const dbUrl = new URL(DATABASE_URL);
@@ -379,7 +384,7 @@ async function withAgora<T>(fn: (ctx: AgoraContext) => Promise<T>): Promise<T> {
   try {
     cli(env, 'migration:run');
     cli(env, ...BENCH_USER);
-    return await serveAgora(env, fn);
+    return await fn(env);
   } finally {
     execFileSync('psql', [DATABASE_URL, '-qc', `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`]);
   }
@@ -447,7 +452,104 @@ async function insertCodes(databaseUrl: string, clientId: string, verifier: stri
   }
 }
 
-const BENCHMARKS: Record<string, () => Promise<string>> = { viewer: viewerBenchmark, token: tokenBenchmark, events: eventsBenchmark };
+/** A worker's share of the CPU its primary's process group used meanwhile, to check that every worker took load. */
+function workerShares(pid: number, run: () => Promise<LoadResult>): Promise<{ result: LoadResult; shares: number[] }> {
+  const workers = descendantsOf(pid);
+  const before = workers.map((w) => ownCpuMicros(w) ?? 0);
+  return run().then((result) => {
+    const used = workers.map((w, i) => (ownCpuMicros(w) ?? before[i]!) - before[i]!);
+    const total = used.reduce((a, b) => a + b, 0);
+    return { result, shares: used.map((u) => (total > 0 ? u / total : 0)) };
+  });
+}
+
+/**
+ * Throughput with one server process and with two (WORKERS=2, node:cluster), on PostgreSQL, in one run:
+ * an authenticated `{ viewer { id name } }` and an authenticated listing of 50 events (with organizer,
+ * venue and ticket types; 1,000 events in the database).
+ */
+async function coresBenchmark(): Promise<string> {
+  return withBenchDatabase(async (env) => {
+    await insertEvents(env.DATABASE_URL, 1_000);
+    const token = cli(env, 'tokens:create', '--user', 'bench', '--name', 'cores', '--scopes', 'read_api').token as string;
+    const workloads = [
+      { name: 'viewer', body: VIEWER },
+      { name: 'event listing', body: EVENT_PAGE },
+    ];
+    const rows: { workload: string; workers: number; result: LoadResult; shares?: number[] }[] = [];
+    // ABBA: a shared machine's background load drifts; the order cancels a steady drift between the two.
+    for (const workers of [1, 2, 2, 1]) {
+      await serveAgora({ ...env, WORKERS: String(workers) }, async ({ url, pid }) => {
+        for (const workload of workloads) {
+          const options = {
+            url: `${url}/graphql`,
+            headers: { 'content-type': 'application/json', 'private-token': token },
+            body: workload.body,
+            connections: CONNECTIONS,
+            pid,
+          };
+          const name = `${workload.name}, WORKERS=${workers}`;
+          // The first worker to listen answers the readiness probe; warm up until every worker has taken
+          // its part of the load (started, and its code paths compiled), at most three rounds.
+          for (let round = 1; ; round++) {
+            const { result, shares } = await workerShares(pid, () => load(`${name} (warm-up)`, { ...options, seconds: WARMUP_SECONDS }));
+            if (result.errors + result.non2xx > 0) throw new Error(`${name}: errors in the warm-up`);
+            if (workers === 1 || Math.min(...shares) >= 0.25 || round === 3) break;
+          }
+          const { result, shares } = await workerShares(pid, () => load(name, { ...options, seconds: SECONDS }));
+          console.error(
+            `${name}: ${result.requestsPerSecond} req/s, ${result.cpuUsPerRequest} µs CPU/request, machine ${result.machineBusyPercent} % busy, autocannon ${result.generatorCpuPercent} % of a CPU, worker shares ${shares.map((x) => x.toFixed(2)).join('/')}`,
+          );
+          rows.push({ workload: workload.name, workers, result, shares: workers > 1 ? shares : undefined });
+        }
+      });
+    }
+    const mean = (workload: string, workers: number, read: (r: LoadResult) => number | undefined) => {
+      const values = rows.filter((r) => r.workload === workload && r.workers === workers).map((r) => read(r.result) ?? NaN);
+      return Math.round(values.reduce((a, b) => a + b, 0) / values.length);
+    };
+    const errors = rows.reduce((n, r) => n + r.result.errors + r.result.non2xx, 0);
+    return [
+      '### All cores of one machine: WORKERS=1 against WORKERS=2',
+      '',
+      `Authenticated (\`Private-Token\`, \`read_api\`) GraphQL on PostgreSQL: \`{ viewer { id name } }\`, and \`events(first: 50)\``,
+      `with organizer, venue and ticket types over 1,000 events. autocannon, ${CONNECTIONS} connections, ${SECONDS} s after a`,
+      `${WARMUP_SECONDS} s warm-up (repeated until each worker takes a quarter of the load or more), the same server build and`,
+      'database, as one process and as a primary with two workers, in the order 1, 2, 2, 1. Server CPU counts the primary and its',
+      'workers; "machine busy" is all CPUs of the machine during the run.',
+      '',
+      '**Read with care:** this machine has 2 shared vCPUs, and the load generator (autocannon, one Node process) and',
+      'PostgreSQL run on them too: the second server process gets no core of its own, only what one process left idle',
+      '("machine busy"), taken from the database and the load generator as much as from idle time. Other jobs on the',
+      'shared host take their part too and move absolute rates between runs: compare rows of one run. On a machine',
+      'whose clients and database are elsewhere, each worker would have a core.',
+      '',
+      '| workload | WORKERS | req/s | server CPU µs/request | machine busy | autocannon CPU | worker CPU split | p50 ms | p99 ms | errors |',
+      '|---|---|---|---|---|---|---|---|---|---|',
+      ...rows.map(
+        ({ workload, workers, result: r, shares }) =>
+          `| ${workload} | ${workers} | ${r.requestsPerSecond} | ${r.cpuUsPerRequest ?? ''} | ${r.machineBusyPercent ?? '?'} % | ${r.generatorCpuPercent} % | ${
+            shares ? shares.map((x) => `${Math.round(x * 100)} %`).join(' / ') : ''
+          } | ${r.p50Ms} | ${r.p99Ms} | ${r.errors + r.non2xx} |`,
+      ),
+      '',
+      ...workloads.map(({ name }) => {
+        const [one, two] = [1, 2].map((w) => mean(name, w, (r) => r.requestsPerSecond));
+        const [cpuOne, cpuTwo] = [1, 2].map((w) => mean(name, w, (r) => r.cpuUsPerRequest));
+        return `**${name}: ${(two! / one!).toFixed(2)}×** the requests per second with two processes (means of two runs each: ${two} against ${one} req/s); server CPU per request ${cpuOne} µs with one, ${cpuTwo} µs with two.`;
+      }),
+      '',
+      errors === 0 ? 'Zero errors in every run.' : `**${errors} errors** (see the table).`,
+    ].join('\n');
+  });
+}
+
+const BENCHMARKS: Record<string, () => Promise<string>> = {
+  viewer: viewerBenchmark,
+  token: tokenBenchmark,
+  events: eventsBenchmark,
+  cores: coresBenchmark,
+};
 
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;

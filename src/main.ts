@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import cluster from 'node:cluster';
 import { ConfigError, loadConfig } from './config/config.schema.js';
 import { readEnvironment } from './config/environment.js';
 import { resolveSecretKey } from './config/secret-key.js';
@@ -14,6 +15,13 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     throw err;
+  }
+  // WORKERS > 1: this process only supervises; each worker it forks runs main() again and takes the
+  // single-process path below (cluster.isWorker), the same as WORKERS=1.
+  if (config.workers > 1 && cluster.isPrimary) {
+    const { createLogger } = await import('./logging/logger.js');
+    const { runPrimary } = await import('./cluster/cluster-primary.js');
+    return runPrimary(config, createLogger(config));
   }
   // Tracing patches http, pg and graphql as they load, so it starts before the application is imported
   // (everything below is imported dynamically, after it).
@@ -33,7 +41,8 @@ async function main(): Promise<void> {
   let target;
   try {
     target = await openDatabaseTarget(config);
-    const applied = await prepareDatabase(config, target, { migrate: config.database.migrationsRun });
+    // A worker's primary has applied the migrations before forking it.
+    const applied = await prepareDatabase(config, target, { migrate: config.database.migrationsRun && !cluster.isWorker });
     logger.info({ database: target.description, migrationsApplied: applied }, 'Database ready');
   } catch (err) {
     logger.fatal({ err }, `Cannot start: ${(err as Error).message}`);

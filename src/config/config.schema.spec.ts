@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig, metricsOnMainListener } from './config.schema.js';
 
 function problems(env: Record<string, string>): string[] {
@@ -23,6 +24,7 @@ describe('loadConfig', () => {
     });
     expect(config.database).toMatchObject({ url: undefined, dataDir: '/srv/agora/data', poolSize: 10, migrationsRun: true });
     expect(config.oauth).toEqual({ codeTtlMs: 60_000, accessTokenTtlMs: 3_600_000 });
+    expect(config.workers).toBe(1);
   });
 
   it('derives BASE_URL from PORT when only the port is set', () => {
@@ -129,5 +131,41 @@ describe('loadConfig', () => {
       expect.stringMatching(/^TRUST_PROXY: must be false, true \(one proxy\).*"loopback"/),
     ]);
     expect(problems({ TRUST_PROXY: '11' })).toEqual([expect.stringMatching(/^TRUST_PROXY: /)]);
+  });
+
+  describe('WORKERS', () => {
+    const DATABASE_URL = 'postgres://agora@db.example.internal:5432/agora';
+
+    it('runs one process by default, and as many as asked, or one per core with auto, on a PostgreSQL server', () => {
+      expect(loadConfig({ DATABASE_URL }).workers).toBe(1);
+      expect(loadConfig({ DATABASE_URL, WORKERS: '4' }).workers).toBe(4);
+      expect(loadConfig({ DATABASE_URL, WORKERS: ' 2 ' }).workers).toBe(2);
+      expect(loadConfig({ DATABASE_URL, WORKERS: '256' }).workers).toBe(256);
+      expect(loadConfig({ DATABASE_URL, WORKERS: 'auto' }).workers).toBe(availableParallelism());
+    });
+
+    it('keeps the embedded database at one process', () => {
+      expect(loadConfig({ WORKERS: '1' }).workers).toBe(1);
+      expect(problems({ WORKERS: '2' })).toEqual([
+        'WORKERS: 2 processes need DATABASE_URL: the embedded database (DATABASE_URL unset) belongs to one process. ' +
+          'Set DATABASE_URL to a PostgreSQL server, or WORKERS=1',
+      ]);
+      expect(problems({ WORKERS: '2', DATABASE_URL: '' })).toEqual([expect.stringMatching(/^WORKERS: 2 processes need DATABASE_URL/)]);
+      if (availableParallelism() > 1) {
+        expect(problems({ WORKERS: 'auto' })).toEqual([
+          expect.stringMatching(new RegExp(`^WORKERS: auto \\(${availableParallelism()} cores here\\) processes need DATABASE_URL`)),
+        ]);
+      } else {
+        expect(loadConfig({ WORKERS: 'auto' }).workers).toBe(1);
+      }
+    });
+
+    it('refuses what is not a whole number from 1 to 256 or auto, naming the variable and the value', () => {
+      for (const bad of ['0', '-1', 'abc', '1.5', '2e1', '257', '100000', 'AUTO', 'auto2']) {
+        expect(problems({ DATABASE_URL, WORKERS: bad })).toEqual([
+          `WORKERS: must be a whole number from 1 to 256, or auto (one per core) (got ${JSON.stringify(bad)})`,
+        ]);
+      }
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
@@ -18,6 +19,18 @@ const positiveInt = (max: number) =>
     .int('must be a whole number')
     .min(1, 'must be at least 1')
     .max(max, `must be at most ${max}`);
+
+/** The most server processes WORKERS may ask for (the first 256 cores of a machine is plenty for one primary). */
+export const MAX_WORKERS = 256;
+
+const WORKERS_PROBLEM = `must be a whole number from 1 to ${MAX_WORKERS}, or auto (one per core)`;
+
+/** `auto`, or a whole number of processes; `auto` is resolved by loadConfig. */
+const workers = z
+  .string()
+  .trim()
+  .refine((v) => v === 'auto' || (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= MAX_WORKERS), WORKERS_PROBLEM)
+  .transform((v): number | 'auto' => (v === 'auto' ? 'auto' : Number(v)));
 
 /**
  * Every setting the service reads, with its default. docs/configuration.md and .env.example
@@ -62,6 +75,7 @@ export const environmentSchema = z.object({
     })
     .default(false),
   SHUTDOWN_TIMEOUT_SECONDS: positiveInt(600).default(10),
+  WORKERS: workers.default(1),
   PERSONAL_TOKEN_LAST_USED_INTERVAL_SECONDS: positiveInt(86400).default(60),
   AUTH_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   HOUSEKEEPING_INTERVAL_SECONDS: positiveInt(7 * 86400).default(3600),
@@ -107,6 +121,11 @@ export interface AppConfig {
    */
   trustProxy: false | number | string[];
   shutdownTimeoutMs: number;
+  /**
+   * Server processes: 1 is one process, as `npm start` has always run; more makes `main.ts` a
+   * node:cluster primary that forks this many workers sharing the port (src/cluster/). Needs DATABASE_URL.
+   */
+  workers: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   database: {
     /** A PostgreSQL server, or undefined for the embedded database under `dataDir`. */
@@ -180,6 +199,11 @@ export interface AppConfig {
   };
 }
 
+/** Whether /metrics is served at all: METRICS_TOKEN or METRICS_PORT is set. */
+export function metricsServed(config: Pick<AppConfig, 'metrics'>): boolean {
+  return config.metrics.token !== undefined || config.metrics.port !== undefined;
+}
+
 /** Whether the main listener serves /metrics (with its token): a token is set and no separate port is. */
 export function metricsOnMainListener(config: Pick<AppConfig, 'metrics'>): boolean {
   return config.metrics.token !== undefined && config.metrics.port === undefined;
@@ -245,6 +269,14 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     });
     if (problems.length > 0) throw new ConfigError(problems);
   }
+  const workerCount = e.WORKERS === 'auto' ? Math.min(availableParallelism(), MAX_WORKERS) : e.WORKERS;
+  if (workerCount > 1 && e.DATABASE_URL === undefined) {
+    const asked = e.WORKERS === 'auto' ? `auto (${workerCount} cores here)` : String(workerCount);
+    throw new ConfigError([
+      `WORKERS: ${asked} processes need DATABASE_URL: the embedded database (DATABASE_URL unset) belongs to one process. ` +
+        'Set DATABASE_URL to a PostgreSQL server, or WORKERS=1',
+    ]);
+  }
   return {
     env: e.NODE_ENV,
     host: e.HOST,
@@ -253,6 +285,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     baseUrl: e.BASE_URL ?? `http://localhost:${e.PORT}`,
     trustProxy: e.TRUST_PROXY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    workers: workerCount,
     logLevel: e.LOG_LEVEL,
     database: {
       url: e.DATABASE_URL,

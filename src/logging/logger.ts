@@ -1,4 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
+import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import pino, { Logger } from 'pino';
@@ -17,12 +18,16 @@ export function serializeError(err: Error): Record<string, unknown> {
   return rest;
 }
 
-/** JSON logs on stdout. Credentials never appear: headers are not logged, secret query values are masked. */
+/**
+ * JSON logs on stdout. Credentials never appear: headers are not logged, secret query values are masked.
+ * In a worker of WORKERS > 1, every line names the worker (its node:cluster id) and its pid, as the
+ * workers share one output.
+ */
 export function createLogger(config: Pick<AppConfig, 'logLevel'>, destination?: pino.DestinationStream): Logger {
   return pino(
     {
       level: config.logLevel,
-      base: { service: 'agora' },
+      base: cluster.isWorker ? { service: 'agora', worker: cluster.worker!.id, pid: process.pid } : { service: 'agora' },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: {
         paths: [

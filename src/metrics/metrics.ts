@@ -1,8 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
+import cluster from 'node:cluster';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
+import { metricsServed } from '../config/config.schema.js';
 import { OwnedPool } from '../database/owned-pool.js';
+import { aggregatedScrape } from './cluster-metrics.js';
 
 /** Seconds; from a cached read to a slow page of events. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -100,9 +103,11 @@ export class Metrics {
   });
 
   private readonly httpSeries = new Map<string, { duration: HistogramChild; byStatus: Map<number, CounterChild> }>();
+  /** In a worker of WORKERS > 1: the whole process group's metrics, aggregated by the primary. */
+  private readonly scrapeGroup: (() => Promise<string>) | undefined;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, owned: OwnedPool) {
-    this.enabled = config.metrics.token !== undefined || config.metrics.port !== undefined;
+    this.enabled = metricsServed(config);
     const pool = (read: (p: NonNullable<OwnedPool['openPool']>) => number) =>
       function (this: Gauge) {
         const open = owned.openPool;
@@ -133,17 +138,22 @@ export class Metrics {
       collect: pool((p) => p.options.max ?? 10),
     });
     // Process CPU, memory, file descriptors, GC, and event-loop lag (nodejs_eventloop_lag_seconds and its
-    // percentiles): only when served, as the event-loop histogram samples all the time.
-    if (this.enabled) collectDefaultMetrics({ register: this.registry });
+    // percentiles): only when served, as the event-loop histogram samples all the time. In a cluster
+    // worker they are labelled with the worker's id: they describe one process, and summing or averaging
+    // them across workers (prom-client's defaults) would hide the one worker whose event loop is stuck.
+    if (this.enabled) {
+      collectDefaultMetrics({ register: this.registry, ...(cluster.isWorker && { labels: { worker: String(cluster.worker!.id) } }) });
+    }
+    this.scrapeGroup = this.enabled ? aggregatedScrape(this.registry) : undefined;
   }
 
   get contentType(): string {
     return this.registry.contentType;
   }
 
-  /** The text a scrape answers. */
+  /** The text a scrape answers: this process's metrics, or with WORKERS > 1 the sum of every worker's. */
   scrape(): Promise<string> {
-    return this.registry.metrics();
+    return this.scrapeGroup ? this.scrapeGroup() : this.registry.metrics();
   }
 
   /** One HTTP response: `route` is the route pattern (`/api/events/:id`) or UNMATCHED_ROUTE, never the URL. */

@@ -125,8 +125,14 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: deployment.metadata.name });
     expect(hpa.spec.minReplicas).toBe(deployment.spec.replicas);
     expect(one('PodDisruptionBudget').spec.maxUnavailable).toBeLessThan(hpa.spec.minReplicas);
-    // PostgreSQL's default max_connections is 100; each pod holds its pool plus one listener.
-    expect(hpa.spec.maxReplicas * (Number(one('ConfigMap').data.DATABASE_POOL_SIZE) + 1)).toBeLessThan(100);
+    // PostgreSQL's default max_connections is 100; each process holds its pool plus one listener.
+    const data = one('ConfigMap').data as Record<string, string>;
+    const processesPerPod = Number(data.WORKERS ?? 1);
+    expect(hpa.spec.maxReplicas * processesPerPod * (Number(data.DATABASE_POOL_SIZE) + 1)).toBeLessThan(100);
+  });
+
+  it('runs one server process per pod (WORKERS=1), so the kubelet probes and restarts each process', () => {
+    expect(one('ConfigMap').data.WORKERS).toBe('1');
   });
 
   it('the ConfigMap is a valid configuration, and the Secret template holds placeholders the server refuses', () => {
