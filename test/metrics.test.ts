@@ -1,10 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { AuthorizationCodesService } from '../src/oauth/authorization-codes.service.js';
-import { ApplicationsService } from '../src/oauth/applications.service.js';
+import { randomBytes } from 'node:crypto';
 import { Browser, signIn } from './support/browser.js';
 import { createUser, createUserWithToken } from './support/fixtures.js';
 import { get, graphql } from './support/http.js';
-import { REDIRECT_URI, registerApp, RegisteredApp, unknownCodeError } from './support/oauth.js';
+import { issueCode, REDIRECT_URI, registerApp, RegisteredApp, unknownCodeError } from './support/oauth.js';
 import { parseMetrics, Sample, seriesOf, valueOf } from './support/prometheus.js';
 import { freePort, startTestApp, TestApp } from './support/test-app.js';
 
@@ -120,19 +118,7 @@ describe('/metrics with METRICS_TOKEN', () => {
 
   it('counts tokens issued by grant and refused by OAuth error', async () => {
     const user = await createUser(t);
-    const verifier = randomBytes(32).toString('base64url');
-    const application = (await t.get(ApplicationsService).findByClientId(client.clientId))!;
-    const code = await t.get(AuthorizationCodesService).issue(
-      {
-        application,
-        redirectUri: REDIRECT_URI,
-        scopes: ['api'],
-        codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
-        nonce: 'n-1',
-      },
-      user.id,
-      t.clock.now(),
-    );
+    const { code, verifier } = await issueCode(t, client, user.id);
     const moved = await during(async () => {
       const res = await fetch(`${t.url}/oauth/token`, {
         method: 'POST',

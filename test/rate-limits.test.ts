@@ -2,13 +2,10 @@ import { GraphQLSchemaHost } from '@nestjs/graphql';
 import { parse } from 'graphql';
 import { operationCost } from '../src/graphql/operation-analysis.js';
 import { rateLimitPoints } from '../src/graphql/operation-policy.plugin.js';
-import { AuthorizationCodesService } from '../src/oauth/authorization-codes.service.js';
-import { ApplicationsService } from '../src/oauth/applications.service.js';
-import { createHash, randomBytes } from 'node:crypto';
 import { UsersService } from '../src/users/users.service.js';
 import { createUser, createUserWithToken } from './support/fixtures.js';
 import { ApiResponse, get, graphql, rest } from './support/http.js';
-import { REDIRECT_URI, registerApp, RegisteredApp } from './support/oauth.js';
+import { issueCode, REDIRECT_URI, registerApp, RegisteredApp } from './support/oauth.js';
 import { parseMetrics, valueOf } from './support/prometheus.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -184,18 +181,7 @@ describe('API rate limits (in memory, one instance)', () => {
     });
 
     async function redeem(app: RegisteredApp, secret = app.clientSecret): Promise<Response> {
-      const verifier = randomBytes(32).toString('base64url');
-      const application = (await t.get(ApplicationsService).findByClientId(app.clientId))!;
-      const code = await t.get(AuthorizationCodesService).issue(
-        {
-          application,
-          redirectUri: REDIRECT_URI,
-          scopes: ['api'],
-          codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
-        },
-        user.id,
-        t.clock.now(),
-      );
+      const { code, verifier } = await issueCode(t, app, user.id);
       return fetch(`${t.url}/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },

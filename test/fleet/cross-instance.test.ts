@@ -5,7 +5,7 @@ import { Browser, formFields, signIn } from '../support/browser.js';
 import { TEST_PASSWORD } from '../support/fixtures.js';
 import { graphql } from '../support/http.js';
 import { authorizationRequest, REDIRECT_URI } from '../support/oauth.js';
-import { cli, Fleet, Instance, scratchDatabase, ScratchDatabase, startFleet } from './fleet.js';
+import { cli, createFleetUser, Fleet, Instance, scratchDatabase, ScratchDatabase, startFleet } from './fleet.js';
 
 // Three instances behind one public address (BASE_URL, here A's), as a load balancer would spread a
 // browser's and a client's requests over them: each step of a flow goes to another instance.
@@ -19,18 +19,7 @@ let app: { clientId: string; clientSecret: string };
 let users = 0;
 async function newUser(): Promise<string> {
   const username = `fleet${process.pid}x${++users}`;
-  await cli(
-    fleet.env,
-    'users:create',
-    '--username',
-    username,
-    '--email',
-    `${username}@example.com`,
-    '--name',
-    'Fleet User',
-    '--password',
-    TEST_PASSWORD,
-  );
+  await createFleetUser(fleet.env, username);
   return username;
 }
 

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { withDatabase } from '../support/database.js';
 import { runCli, ServerProcess, startServer, waitForHttp } from '../support/processes.js';
+import { TEST_PASSWORD } from '../support/fixtures.js';
 import { freePort } from '../support/test-app.js';
 
 /**
@@ -113,4 +114,9 @@ export async function cli(env: Record<string, string>, ...args: string[]): Promi
   const result = await runCli(env, ...args);
   if (result.code !== 0) throw new Error(`cli ${args[0]} exited ${result.code}: ${result.stderr}`);
   return result.json;
+}
+
+/** A user made with the CLI on the fleet's database, with the tests' password. */
+export async function createFleetUser(env: Record<string, string>, username: string, name = 'Fleet User'): Promise<void> {
+  await cli(env, 'users:create', '--username', username, '--email', `${username}@example.com`, '--name', name, '--password', TEST_PASSWORD);
 }

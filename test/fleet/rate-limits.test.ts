@@ -4,11 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { TEST_PASSWORD } from '../support/fixtures.js';
 import { ApiResponse, get, graphql } from '../support/http.js';
 import { parseMetrics, valueOf } from '../support/prometheus.js';
 import { freePort } from '../support/test-app.js';
-import { cli, Fleet, Instance, scratchDatabase, ScratchDatabase, startFleet } from './fleet.js';
+import { cli, createFleetUser, Fleet, Instance, scratchDatabase, ScratchDatabase, startFleet } from './fleet.js';
 
 // Rate limits shared through Redis by three instances (REDIS_URL), as in production: a flood spread over
 // the instances by a load balancer is counted once. The tier starts a Redis server of its own
@@ -149,18 +148,7 @@ it('counts a flood spread over the instances once, refuses it on every instance 
 
 it('shares a token budget across instances, apart from the anonymous one, at one Redis round trip per request, a refused charge uncounted', async () => {
   const username = `fleetrl${process.pid}`;
-  await cli(
-    fleet.env,
-    'users:create',
-    '--username',
-    username,
-    '--email',
-    `${username}@example.com`,
-    '--name',
-    'RL',
-    '--password',
-    TEST_PASSWORD,
-  );
+  await createFleetUser(fleet.env, username, 'RL');
   const { token } = (await cli(fleet.env, 'tokens:create', '--user', username, '--name', 'rl')) as { token: string };
 
   const before = await commandCalls();

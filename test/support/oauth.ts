@@ -1,5 +1,7 @@
+import { createHash, randomBytes } from 'node:crypto';
 import * as client from 'openid-client';
 import { ApplicationsService } from '../../src/oauth/applications.service.js';
+import { AuthorizationCodesService } from '../../src/oauth/authorization-codes.service.js';
 import { TEST_PASSWORD, createUser } from './fixtures.js';
 import { Browser, formFields, signIn } from './browser.js';
 import type { TestApp } from './test-app.js';
@@ -25,6 +27,29 @@ export async function unknownCodeError(baseUrl: string, clientId: string, client
     }),
   });
   return ((await res.json()) as { error: string }).error;
+}
+
+/** A code for `app` as the authorization endpoint issues it after `userId`'s consent, and its PKCE verifier. */
+export async function issueCode(
+  t: TestApp,
+  app: RegisteredApp,
+  userId: string,
+  scopes = ['api'],
+): Promise<{ code: string; verifier: string }> {
+  const verifier = randomBytes(32).toString('base64url');
+  const application = (await t.get(ApplicationsService).findByClientId(app.clientId))!;
+  const code = await t.get(AuthorizationCodesService).issue(
+    {
+      application,
+      redirectUri: REDIRECT_URI,
+      scopes,
+      codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
+      nonce: 'n-1',
+    },
+    userId,
+    t.clock.now(),
+  );
+  return { code, verifier };
 }
 
 export interface RegisteredApp {
