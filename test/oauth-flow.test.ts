@@ -119,7 +119,7 @@ describe('OpenID Connect discovery and keys', () => {
       revocation_endpoint: `${t.url}/oauth/revoke`,
       introspection_endpoint: `${t.url}/oauth/introspect`,
       response_types_supported: ['code'],
-      grant_types_supported: ['authorization_code'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
       code_challenge_methods_supported: ['S256'],
       prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
       id_token_signing_alg_values_supported: ['RS256'],

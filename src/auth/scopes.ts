@@ -5,6 +5,7 @@ export const SCOPES = {
   openid: 'Sign you in and confirm who you are',
   profile: 'See your name and username',
   email: 'See your email address',
+  offline_access: 'Keep access when you are not using the application',
 } as const;
 
 export type ScopeName = keyof typeof SCOPES;

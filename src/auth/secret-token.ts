@@ -9,6 +9,7 @@ export const SecretPrefix = {
   personalAccessToken: 'agora_pat_',
   oauthAccessToken: 'agora_oat_',
   oauthClientSecret: 'agora_ocs_',
+  oauthRefreshToken: 'agora_ort_',
 } as const;
 export type SecretPrefix = (typeof SecretPrefix)[keyof typeof SecretPrefix];
 

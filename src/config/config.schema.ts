@@ -82,6 +82,8 @@ export const environmentSchema = z.object({
   SECRET_KEY: z.string().optional(),
   SESSION_TTL_HOURS: positiveInt(24 * 365).default(336),
   OAUTH_CODE_TTL_SECONDS: positiveInt(600).default(60),
+  OAUTH_REFRESH_TOKEN_IDLE_SECONDS: positiveInt(10 * 365 * 86400).default(14 * 86400),
+  OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS: positiveInt(10 * 365 * 86400).default(90 * 86400),
   GRAPHQL_MAX_DEPTH: positiveInt(100).default(12),
   GRAPHQL_MAX_COST: positiveInt(1_000_000).default(20000),
   GRAPHQL_ANONYMOUS_MAX_DEPTH: positiveInt(100).default(8),
@@ -153,6 +155,10 @@ export interface AppConfig {
     codeTtlMs: number;
     /** Fixed by the specification. */
     accessTokenTtlMs: number;
+    /** A refresh token not used within this long expires. */
+    refreshTokenIdleMs: number;
+    /** No refresh token of a family outlives this, counted from the family's first token. */
+    refreshTokenAbsoluteMs: number;
   };
   graphql: {
     limits: {
@@ -269,6 +275,11 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     });
     if (problems.length > 0) throw new ConfigError(problems);
   }
+  if (e.OAUTH_REFRESH_TOKEN_IDLE_SECONDS > e.OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS) {
+    throw new ConfigError([
+      `OAUTH_REFRESH_TOKEN_IDLE_SECONDS: must be at most OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS (${e.OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS}), as no refresh token outlives its family (got ${e.OAUTH_REFRESH_TOKEN_IDLE_SECONDS})`,
+    ]);
+  }
   const workerCount = e.WORKERS === 'auto' ? Math.min(availableParallelism(), MAX_WORKERS) : e.WORKERS;
   if (workerCount > 1 && e.DATABASE_URL === undefined) {
     const asked = e.WORKERS === 'auto' ? `auto (${workerCount} cores here)` : String(workerCount);
@@ -305,6 +316,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     oauth: {
       codeTtlMs: e.OAUTH_CODE_TTL_SECONDS * 1000,
       accessTokenTtlMs: 3_600_000,
+      refreshTokenIdleMs: e.OAUTH_REFRESH_TOKEN_IDLE_SECONDS * 1000,
+      refreshTokenAbsoluteMs: e.OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS * 1000,
     },
     graphql: {
       limits: {

@@ -5,6 +5,7 @@ import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { AuthorizationCodesService } from '../oauth/authorization-codes.service.js';
+import { RefreshTokensService } from '../oauth/refresh-tokens.service.js';
 import { SessionsService } from '../sessions/sessions.service.js';
 import { SignInThrottle } from '../sessions/sign-in-throttle.js';
 import { HousekeepingRunEntity } from './housekeeping-run.entity.js';
@@ -15,10 +16,11 @@ export interface Purged {
   sessions: number;
   codes: number;
   accessTokens: number;
+  refreshTokens: number;
 }
 
 /**
- * Deletes expired sessions, authorization codes, access tokens and sign-in failures, so tables stay
+ * Deletes expired sessions, authorization codes, access and refresh tokens and sign-in failures, so tables stay
  * small: once per interval for all the instances sharing the database, not once per instance.
  */
 @Injectable()
@@ -29,6 +31,7 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
   constructor(
     private readonly sessions: SessionsService,
     private readonly codes: AuthorizationCodesService,
+    private readonly refreshTokens: RefreshTokensService,
     private readonly throttle: SignInThrottle,
     @InjectRepository(HousekeepingRunEntity) private readonly runs: Repository<HousekeepingRunEntity>,
     private readonly clock: Clock,
@@ -57,7 +60,7 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
     const purged = await this.run();
     if (!purged) return null;
     await this.runs.update({ job: JOB }, { finishedAt: this.clock.now() }).catch(() => undefined);
-    this.logger.log(`Housekeeping ran: purged ${purged.sessions} sessions, ${purged.codes} codes, ${purged.accessTokens} access tokens`);
+    this.logger.log(`Housekeeping ran: purged ${purged.sessions} sessions, ${purged.codes} codes, ${purged.accessTokens} access tokens, ${purged.refreshTokens} refresh tokens`);
     return purged;
   }
 
@@ -65,9 +68,10 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
   async run(): Promise<Purged | null> {
     try {
       const sessions = await this.sessions.purgeExpired();
+      const refreshTokens = await this.refreshTokens.purgeExpired();
       const { codes, accessTokens } = await this.codes.purgeExpired();
       await this.throttle.purgeExpired();
-      return { sessions, codes, accessTokens };
+      return { sessions, codes, accessTokens, refreshTokens };
     } catch (err) {
       this.logger.warn(`Housekeeping failed: ${(err as Error).message}`);
       return null;

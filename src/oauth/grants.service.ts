@@ -5,6 +5,7 @@ import { isUuid } from '../database/uuid.js';
 import { AccessTokensService } from './access-tokens.service.js';
 import { ApplicationError } from './applications.errors.js';
 import { GrantEntity } from './grant.entity.js';
+import { RefreshTokensService } from './refresh-tokens.service.js';
 
 export interface AuthorizedApplication {
   applicationId: string;
@@ -20,6 +21,7 @@ export class GrantsService {
   constructor(
     @InjectRepository(GrantEntity) private readonly grants: Repository<GrantEntity>,
     private readonly accessTokens: AccessTokensService,
+    private readonly refreshTokens: RefreshTokensService,
   ) {}
 
   /** True when the user already approved every one of these scopes for the application. */
@@ -48,9 +50,10 @@ export class GrantsService {
     return toAuthorizedApplication(grant);
   }
 
-  /** Forgets the approval and revokes every token the user gave the application. */
+  /** Forgets the approval and revokes every token, access and refresh, the user gave the application. */
   async revoke(userId: string, applicationId: string): Promise<void> {
     await this.grants.delete({ userId, applicationId });
+    await this.refreshTokens.revokeForUserAndApplication(userId, applicationId);
     await this.accessTokens.revokeForUserAndApplication(userId, applicationId);
   }
 }

@@ -18,6 +18,9 @@ import { IdTokenService } from './id-token.service.js';
 import { OAUTH_CLIENT_ENDPOINTS, oauthClientErrors } from './oauth-exception.filter.js';
 import { OidcController } from './oidc.controller.js';
 import { PkceService } from './pkce.service.js';
+import { RefreshTokenEntity } from './refresh-token.entity.js';
+import { RefreshTokenGrant } from './refresh-token.grant.js';
+import { RefreshTokensService } from './refresh-tokens.service.js';
 import { SigningKeyEntity } from './signing-key.entity.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import { SigningThread } from './signing-thread.js';
@@ -27,7 +30,7 @@ import { TokenController } from './token.controller.js';
 /** The OAuth 2.0 authorization server with OpenID Connect. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([ApplicationEntity, AccessTokenEntity, AuthorizationCodeEntity, GrantEntity, SigningKeyEntity]),
+    TypeOrmModule.forFeature([ApplicationEntity, AccessTokenEntity, AuthorizationCodeEntity, GrantEntity, SigningKeyEntity, RefreshTokenEntity]),
     SessionsModule,
   ],
   providers: [
@@ -39,12 +42,14 @@ import { TokenController } from './token.controller.js';
     GrantsService,
     IdTokenService,
     PkceService,
+    RefreshTokenGrant,
+    RefreshTokensService,
     SigningKeysService,
     SigningThread,
     TokenExchangeService,
   ],
   controllers: [AuthorizeController, TokenController, OidcController],
-  exports: [ApplicationsService, AccessTokensService, AuthorizationCodesService, GrantsService, SigningKeysService],
+  exports: [ApplicationsService, AccessTokensService, AuthorizationCodesService, GrantsService, SigningKeysService, RefreshTokensService],
 })
 export class OAuthModule implements OnModuleInit {
   constructor(private readonly errorMappers: ErrorMappers) {}

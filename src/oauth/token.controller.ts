@@ -6,6 +6,7 @@ import { ClientAuthenticator, readParams } from './client-authentication.js';
 import { oauthClientErrors } from './oauth-exception.filter.js';
 import { OAuthError } from './oauth.errors.js';
 import { TokenExchangeService } from './token-exchange.service.js';
+import { RefreshTokensService } from './refresh-tokens.service.js';
 import { Inject } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
@@ -25,6 +26,7 @@ export class TokenController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
     private readonly rateLimits: RateLimits,
+    private readonly refreshTokens: RefreshTokensService,
   ) {}
 
   @Post('token')
@@ -53,6 +55,9 @@ export class TokenController {
     const params = readParams(req.headers['content-type'], req.body);
     const application = await this.clients.authenticate(req.headers.authorization, params);
     if (!params.token) throw new OAuthError('invalid_request', 'token is required');
+    // token_type_hint is not needed: the prefix tells the kinds apart (RFC 7009 §2.1 lets a server ignore it).
+    // A refresh token takes its family and the access tokens issued from it along.
+    if (await this.refreshTokens.revokeForClient(params.token, application.id)) return {};
     const active = await this.accessTokens.findActive(params.token);
     // Unknown tokens, and tokens of other clients, are answered the same way (RFC 7009 §2.2).
     if (active && active.principal.credential.clientId === application.clientId)
@@ -67,6 +72,21 @@ export class TokenController {
     const params = readParams(req.headers['content-type'], req.body);
     const application = await this.clients.authenticate(req.headers.authorization, params);
     if (!params.token) throw new OAuthError('invalid_request', 'token is required');
+    const refresh = await this.refreshTokens.findActive(params.token, application.id);
+    if (refresh) {
+      return {
+        active: true,
+        scope: refresh.scopes.join(' '),
+        client_id: refresh.clientId,
+        username: refresh.user.username,
+        token_type: 'refresh_token',
+        exp: Math.floor(refresh.expiresAt.getTime() / 1000),
+        iat: Math.floor(refresh.issuedAt.getTime() / 1000),
+        sub: refresh.user.id,
+        aud: refresh.clientId,
+        iss: this.config.baseUrl,
+      };
+    }
     const active = await this.accessTokens.findActive(params.token);
     // A client learns only about its own tokens.
     if (!active || active.principal.credential.clientId !== application.clientId) return { active: false };
