@@ -23,7 +23,12 @@ describe('loadConfig', () => {
       secureCookies: false,
     });
     expect(config.database).toMatchObject({ url: undefined, dataDir: '/srv/agora/data', poolSize: 10, migrationsRun: true });
-    expect(config.oauth).toEqual({ codeTtlMs: 60_000, accessTokenTtlMs: 3_600_000 });
+    expect(config.oauth).toEqual({
+      codeTtlMs: 60_000,
+      accessTokenTtlMs: 3_600_000,
+      refreshTokenIdleMs: 14 * 86_400_000,
+      refreshTokenAbsoluteMs: 90 * 86_400_000,
+    });
     expect(config.workers).toBe(1);
   });
 
@@ -110,6 +115,15 @@ describe('loadConfig', () => {
       'RATE_LIMIT_POINTS',
     ]);
     expect(problems({ RATE_LIMIT_ENABLED: 'maybe' })).toEqual([expect.stringMatching(/^RATE_LIMIT_ENABLED: must be true or false/)]);
+  });
+
+  it('takes refresh token lifetimes, and refuses an idle lifetime longer than the absolute one', () => {
+    const config = loadConfig({ NODE_ENV: 'test', OAUTH_REFRESH_TOKEN_IDLE_SECONDS: '3600', OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS: '86400' });
+    expect(config.oauth).toMatchObject({ refreshTokenIdleMs: 3_600_000, refreshTokenAbsoluteMs: 86_400_000 });
+    expect(problems({ OAUTH_REFRESH_TOKEN_IDLE_SECONDS: '7776001' })).toEqual([
+      expect.stringMatching(/^OAUTH_REFRESH_TOKEN_IDLE_SECONDS: must be at most OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS \(7776000\)/),
+    ]);
+    expect(problems({ OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS: '0' })).toEqual([expect.stringMatching(/^OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS: must be at least 1/)]);
   });
 
   it('refuses a rate-limit budget smaller than the costliest query the GraphQL limits allow', () => {

@@ -160,8 +160,8 @@ export class RefreshTokensService {
    */
   async purgeExpired(): Promise<number> {
     const before = new Date(this.clock.now().getTime() - RETENTION_MS);
-    const rows = await this.statements.query<{ id: string }>(PURGE, [before]);
-    return rows.length;
+    const [row] = await this.statements.query<{ purged: number }>(PURGE, [before]);
+    return row?.purged ?? 0;
   }
 
   private async reused(familyId: string): Promise<Rotation> {
@@ -285,19 +285,25 @@ const REVOKE_FAMILY: Statement = {
   SELECT access_token_id FROM oauth_refresh_tokens WHERE family_id = $1 AND access_token_id IS NOT NULL`,
 };
 
+// Every statement here ends in a SELECT: the embedded database's driver answers a bare UPDATE or
+// DELETE … RETURNING with its row count beside the rows.
 const REVOKE_FOR_USER_AND_APPLICATION: Statement = {
   name: 'oauth_revoke_refresh_tokens_of_grant',
-  text: `UPDATE oauth_refresh_tokens SET revoked_at = $3
-          WHERE user_id = $1 AND application_id = $2 AND revoked_at IS NULL
-         RETURNING access_token_id`,
+  text: `WITH revoked AS (
+           UPDATE oauth_refresh_tokens SET revoked_at = $3
+            WHERE user_id = $1 AND application_id = $2 AND revoked_at IS NULL
+           RETURNING access_token_id)
+         SELECT access_token_id FROM revoked`,
 };
 
 const PURGE: Statement = {
   name: 'oauth_purge_refresh_tokens',
-  text: `DELETE FROM oauth_refresh_tokens r
-          WHERE NOT EXISTS (
-            SELECT 1 FROM oauth_refresh_tokens f
-             WHERE f.family_id = r.family_id
-               AND ((f.used_at IS NULL AND f.revoked_at IS NULL AND f.expires_at > $1) OR f.revoked_at > $1))
-         RETURNING r.id`,
+  text: `WITH purged AS (
+           DELETE FROM oauth_refresh_tokens r
+            WHERE NOT EXISTS (
+              SELECT 1 FROM oauth_refresh_tokens f
+               WHERE f.family_id = r.family_id
+                 AND ((f.used_at IS NULL AND f.revoked_at IS NULL AND f.expires_at > $1) OR f.revoked_at > $1))
+           RETURNING r.id)
+         SELECT count(*)::int AS purged FROM purged`,
 };
