@@ -8,7 +8,15 @@ import type { User } from '../src/users/user.model.js';
 import { Browser, signIn } from './support/browser.js';
 import { createUser, TEST_PASSWORD } from './support/fixtures.js';
 import { graphql } from './support/http.js';
-import { approveInBrowser, authorizationRequest, discover, registerApp, RegisteredApp } from './support/oauth.js';
+import {
+  approveInBrowser,
+  authorizationRequest,
+  discover,
+  discoverPublic,
+  registerApp,
+  RegisteredApp,
+  registerPublicApp,
+} from './support/oauth.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
 const OFFLINE_SCOPES = ['openid', 'profile', 'email', 'api', 'read_api', 'offline_access'];
@@ -360,6 +368,68 @@ describe('revoking refresh tokens', () => {
     expect(await count()).toBe(1);
     await t.get(ApplicationsService).delete(app.applicationId);
     expect(await count()).toBe(0);
+  });
+});
+
+describe('a public client (no secret, PKCE alone)', () => {
+  async function publicSignIn() {
+    const user = await createUser(t);
+    const app = await registerPublicApp(t, (await createUser(t)).id, { scopes: OFFLINE_SCOPES });
+    const config = await discoverPublic(t, app.clientId);
+    const request = await authorizationRequest(config, 'openid api offline_access');
+    const callback = new URL(await approveInBrowser(t, request.url, user));
+    const tokens = await client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: request.codeVerifier,
+      expectedState: request.state,
+      expectedNonce: request.nonce,
+    });
+    return { app, config, tokens };
+  }
+
+  async function publicRequest(path: string, clientId: string, params: Record<string, string>) {
+    const res = await fetch(`${t.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: clientId, ...params }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  }
+
+  it('gets a refresh token that rotates; reusing an old one revokes the family, driven by openid-client', async () => {
+    const { app, config, tokens } = await publicSignIn();
+    expect(tokens.refresh_token).toMatch(/^agora_ort_/);
+    const second = await client.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(second.refresh_token).not.toBe(tokens.refresh_token);
+    expect(await viewerStatus(second.access_token)).toBe(200);
+
+    const reused = await publicRequest('/oauth/token', app.clientId, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! });
+    expectInvalidGrant(reused);
+    expect(await viewerStatus(second.access_token)).toBe(401);
+    await expect(client.refreshTokenGrant(config, second.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('revokes its refresh token at /oauth/revoke with its client_id alone', async () => {
+    const { app, tokens } = await publicSignIn();
+    expect(await publicRequest('/oauth/revoke', app.clientId, { token: tokens.refresh_token! })).toEqual({ status: 200, body: {} });
+    expect(await viewerStatus(tokens.access_token)).toBe(401);
+    expectInvalidGrant(await publicRequest('/oauth/token', app.clientId, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }));
+  });
+
+  it('cannot use a confidential client’s refresh token, nor can a confidential client use its', async () => {
+    const { app, tokens } = await publicSignIn();
+    const confidential = await signInWith();
+    expectInvalidGrant(
+      await publicRequest('/oauth/token', app.clientId, { grant_type: 'refresh_token', refresh_token: confidential.tokens.refresh_token! }),
+    );
+    expectInvalidGrant(await refresh(confidential.app, tokens.refresh_token!));
+    // A public client that sends a secret is refused as a client.
+    const withSecret = await publicRequest('/oauth/token', app.clientId, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_secret: 'agora_ocs_guess',
+    });
+    expect(withSecret.status).toBe(401);
+    expect(withSecret.body.error).toBe('invalid_client');
   });
 });
 
