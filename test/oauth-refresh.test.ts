@@ -412,7 +412,9 @@ describe('a public client (no secret, PKCE alone)', () => {
     const { app, tokens } = await publicSignIn();
     expect(await publicRequest('/oauth/revoke', app.clientId, { token: tokens.refresh_token! })).toEqual({ status: 200, body: {} });
     expect(await viewerStatus(tokens.access_token)).toBe(401);
-    expectInvalidGrant(await publicRequest('/oauth/token', app.clientId, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }));
+    expectInvalidGrant(
+      await publicRequest('/oauth/token', app.clientId, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }),
+    );
   });
 
   it('cannot use a confidential client’s refresh token, nor can a confidential client use its', async () => {
@@ -461,4 +463,3 @@ describe('housekeeping', () => {
     });
   });
 });
-

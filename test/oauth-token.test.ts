@@ -116,7 +116,11 @@ describe('token endpoint errors (RFC 6749 §5.2)', () => {
 
   it('another grant_type → 400 unsupported_grant_type', async () => {
     await expectOAuthError(await tokenRequest({ ...exchangeForm('x', 'y'), grant_type: 'password' }), 400, 'unsupported_grant_type');
-    await expectOAuthError(await tokenRequest({ ...exchangeForm('x', 'y'), grant_type: 'client_credentials' }), 400, 'unsupported_grant_type');
+    await expectOAuthError(
+      await tokenRequest({ ...exchangeForm('x', 'y'), grant_type: 'client_credentials' }),
+      400,
+      'unsupported_grant_type',
+    );
   });
 
   it('a parameter given twice → 400 invalid_request', async () => {

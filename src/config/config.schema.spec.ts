@@ -118,12 +118,18 @@ describe('loadConfig', () => {
   });
 
   it('takes refresh token lifetimes, and refuses an idle lifetime longer than the absolute one', () => {
-    const config = loadConfig({ NODE_ENV: 'test', OAUTH_REFRESH_TOKEN_IDLE_SECONDS: '3600', OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS: '86400' });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      OAUTH_REFRESH_TOKEN_IDLE_SECONDS: '3600',
+      OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS: '86400',
+    });
     expect(config.oauth).toMatchObject({ refreshTokenIdleMs: 3_600_000, refreshTokenAbsoluteMs: 86_400_000 });
     expect(problems({ OAUTH_REFRESH_TOKEN_IDLE_SECONDS: '7776001' })).toEqual([
       expect.stringMatching(/^OAUTH_REFRESH_TOKEN_IDLE_SECONDS: must be at most OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS \(7776000\)/),
     ]);
-    expect(problems({ OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS: '0' })).toEqual([expect.stringMatching(/^OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS: must be at least 1/)]);
+    expect(problems({ OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS: '0' })).toEqual([
+      expect.stringMatching(/^OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS: must be at least 1/),
+    ]);
   });
 
   it('refuses a rate-limit budget smaller than the costliest query the GraphQL limits allow', () => {

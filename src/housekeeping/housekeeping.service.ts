@@ -60,7 +60,9 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
     const purged = await this.run();
     if (!purged) return null;
     await this.runs.update({ job: JOB }, { finishedAt: this.clock.now() }).catch(() => undefined);
-    this.logger.log(`Housekeeping ran: purged ${purged.sessions} sessions, ${purged.codes} codes, ${purged.accessTokens} access tokens, ${purged.refreshTokens} refresh tokens`);
+    this.logger.log(
+      `Housekeeping ran: purged ${purged.sessions} sessions, ${purged.codes} codes, ${purged.accessTokens} access tokens, ${purged.refreshTokens} refresh tokens`,
+    );
     return purged;
   }
 

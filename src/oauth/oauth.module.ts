@@ -30,7 +30,14 @@ import { TokenController } from './token.controller.js';
 /** The OAuth 2.0 authorization server with OpenID Connect. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([ApplicationEntity, AccessTokenEntity, AuthorizationCodeEntity, GrantEntity, SigningKeyEntity, RefreshTokenEntity]),
+    TypeOrmModule.forFeature([
+      ApplicationEntity,
+      AccessTokenEntity,
+      AuthorizationCodeEntity,
+      GrantEntity,
+      SigningKeyEntity,
+      RefreshTokenEntity,
+    ]),
     SessionsModule,
   ],
   providers: [
