@@ -13,6 +13,8 @@ import {
   authorizationRequest,
   discover,
   discoverPublic,
+  issueCode,
+  REDIRECT_URI,
   registerApp,
   RegisteredApp,
   registerPublicApp,
@@ -198,6 +200,22 @@ describe('grant_type=refresh_token', () => {
     expectInvalidGrant(await refresh(app, third.refresh_token!));
     // openid-client sees the same error.
     await expect(client.refreshTokenGrant(config, third.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('an authorization code redeemed twice revokes the refresh tokens that came from it, rotated or not', async () => {
+    const user = await createUser(t);
+    const app = await registerApp(t, (await createUser(t)).id, OFFLINE_SCOPES);
+    const { code, verifier } = await issueCode(t, app, user.id, ['api', 'offline_access']);
+    const exchange = () =>
+      clientRequest('/oauth/token', app, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URI });
+    const first = await exchange();
+    expect(first.status).toBe(200);
+    const rotated = await refresh(app, first.body.refresh_token as string);
+    expect(rotated.status).toBe(200);
+
+    expectInvalidGrant(await exchange());
+    expect(await viewerStatus(rotated.body.access_token as string)).toBe(401);
+    expectInvalidGrant(await refresh(app, rotated.body.refresh_token as string));
   });
 
   it('refuses another client’s refresh token (invalid_grant) and leaves it working for its own client', async () => {

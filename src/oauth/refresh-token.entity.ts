@@ -13,6 +13,7 @@ import { ApplicationEntity } from './application.entity.js';
 @Index('oauth_refresh_tokens_family_id_idx', ['familyId'])
 @Index('oauth_refresh_tokens_user_application_idx', ['userId', 'applicationId'])
 @Index('oauth_refresh_tokens_application_id_idx', ['applicationId'])
+@Index('oauth_refresh_tokens_access_token_id_idx', ['accessTokenId'])
 @Check('oauth_refresh_tokens_token_hash_check', `token_hash ~ '^[0-9a-f]{64}$'`)
 @Check('oauth_refresh_tokens_expiry_check', `expires_at <= family_expires_at`)
 export class RefreshTokenEntity {

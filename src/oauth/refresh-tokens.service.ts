@@ -144,6 +144,12 @@ export class RefreshTokensService {
     return true;
   }
 
+  /** Revokes the family that an access token (the one of a code exchange, say) belongs to, if any. */
+  async revokeFamilyOf(accessTokenId: string): Promise<void> {
+    const rows = await this.statements.query<{ family_id: string }>(FIND_FAMILY_OF_ACCESS_TOKEN, [accessTokenId]);
+    for (const { family_id } of rows) await this.revokeFamily(family_id);
+  }
+
   /** Revokes every refresh token a user gave an application, and the access tokens issued from them. */
   async revokeForUserAndApplication(userId: string, applicationId: string): Promise<void> {
     const rows = await this.statements.query<{ access_token_id: string | null }>(REVOKE_FOR_USER_AND_APPLICATION, [
@@ -272,6 +278,11 @@ const FIND_ACTIVE: Statement = {
 const FIND_FAMILY: Statement = {
   name: 'oauth_find_refresh_token_family',
   text: `SELECT family_id FROM oauth_refresh_tokens WHERE token_hash = $1 AND application_id = $2`,
+};
+
+const FIND_FAMILY_OF_ACCESS_TOKEN: Statement = {
+  name: 'oauth_find_refresh_token_family_of_access_token',
+  text: `SELECT DISTINCT family_id FROM oauth_refresh_tokens WHERE access_token_id = $1`,
 };
 
 // Every access token issued from the family, also those of tokens revoked before (a revocation that

@@ -142,8 +142,12 @@ export class TokenExchangeService {
   }
 
   private async replayed(accessTokenId: string | null): Promise<Redemption> {
-    if (accessTokenId) await this.accessTokens.revoke([accessTokenId]);
-    return { ok: false, reason: 'The authorization code was already used; the token issued from it is revoked' };
+    if (accessTokenId) {
+      await this.accessTokens.revoke([accessTokenId]);
+      // And every refresh token that came from the code (RFC 6749 §10.5).
+      await this.refreshTokens.revokeFamilyOf(accessTokenId);
+    }
+    return { ok: false, reason: 'The authorization code was already used; the tokens issued from it are revoked' };
   }
 }
 

@@ -31,6 +31,8 @@ export class RefreshTokens1796000000002 implements MigrationInterface {
     await q.query(`CREATE INDEX oauth_refresh_tokens_family_id_idx ON oauth_refresh_tokens (family_id)`);
     await q.query(`CREATE INDEX oauth_refresh_tokens_user_application_idx ON oauth_refresh_tokens (user_id, application_id)`);
     await q.query(`CREATE INDEX oauth_refresh_tokens_application_id_idx ON oauth_refresh_tokens (application_id)`);
+    // For ON DELETE SET NULL when housekeeping deletes access tokens, and a replayed code's family.
+    await q.query(`CREATE INDEX oauth_refresh_tokens_access_token_id_idx ON oauth_refresh_tokens (access_token_id)`);
   }
 
   async down(q: QueryRunner): Promise<void> {
