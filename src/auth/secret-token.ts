@@ -9,6 +9,7 @@ export const SecretPrefix = {
   personalAccessToken: 'agora_pat_',
   oauthAccessToken: 'agora_oat_',
   oauthClientSecret: 'agora_ocs_',
+  oauthDeviceCode: 'agora_odc_',
 } as const;
 export type SecretPrefix = (typeof SecretPrefix)[keyof typeof SecretPrefix];
 

@@ -82,6 +82,7 @@ export const environmentSchema = z.object({
   SECRET_KEY: z.string().optional(),
   SESSION_TTL_HOURS: positiveInt(24 * 365).default(336),
   OAUTH_CODE_TTL_SECONDS: positiveInt(600).default(60),
+  OAUTH_DEVICE_CODE_TTL_SECONDS: positiveInt(3600).default(600),
   GRAPHQL_MAX_DEPTH: positiveInt(100).default(12),
   GRAPHQL_MAX_COST: positiveInt(1_000_000).default(20000),
   GRAPHQL_ANONYMOUS_MAX_DEPTH: positiveInt(100).default(8),
@@ -151,6 +152,8 @@ export interface AppConfig {
   housekeepingIntervalMs: number;
   oauth: {
     codeTtlMs: number;
+    /** Lifetime of a device authorization (RFC 8628): the device code and the user code. */
+    deviceCodeTtlMs: number;
     /** Fixed by the specification. */
     accessTokenTtlMs: number;
   };
@@ -304,6 +307,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     housekeepingIntervalMs: e.HOUSEKEEPING_INTERVAL_SECONDS * 1000,
     oauth: {
       codeTtlMs: e.OAUTH_CODE_TTL_SECONDS * 1000,
+      deviceCodeTtlMs: e.OAUTH_DEVICE_CODE_TTL_SECONDS * 1000,
       accessTokenTtlMs: 3_600_000,
     },
     graphql: {

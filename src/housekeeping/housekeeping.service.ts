@@ -5,6 +5,7 @@ import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { AuthorizationCodesService } from '../oauth/authorization-codes.service.js';
+import { DeviceAuthorizationsService } from '../oauth/device-authorizations.service.js';
 import { SessionsService } from '../sessions/sessions.service.js';
 import { SignInThrottle } from '../sessions/sign-in-throttle.js';
 import { HousekeepingRunEntity } from './housekeeping-run.entity.js';
@@ -15,10 +16,11 @@ export interface Purged {
   sessions: number;
   codes: number;
   accessTokens: number;
+  deviceCodes: number;
 }
 
 /**
- * Deletes expired sessions, authorization codes, access tokens and sign-in failures, so tables stay
+ * Deletes expired sessions, authorization codes, access tokens, device codes and sign-in failures, so tables stay
  * small: once per interval for all the instances sharing the database, not once per instance.
  */
 @Injectable()
@@ -29,6 +31,7 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
   constructor(
     private readonly sessions: SessionsService,
     private readonly codes: AuthorizationCodesService,
+    private readonly deviceCodes: DeviceAuthorizationsService,
     private readonly throttle: SignInThrottle,
     @InjectRepository(HousekeepingRunEntity) private readonly runs: Repository<HousekeepingRunEntity>,
     private readonly clock: Clock,
@@ -57,7 +60,9 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
     const purged = await this.run();
     if (!purged) return null;
     await this.runs.update({ job: JOB }, { finishedAt: this.clock.now() }).catch(() => undefined);
-    this.logger.log(`Housekeeping ran: purged ${purged.sessions} sessions, ${purged.codes} codes, ${purged.accessTokens} access tokens`);
+    this.logger.log(
+      `Housekeeping ran: purged ${purged.sessions} sessions, ${purged.codes} codes, ${purged.accessTokens} access tokens, ${purged.deviceCodes} device codes`,
+    );
     return purged;
   }
 
@@ -66,8 +71,9 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
     try {
       const sessions = await this.sessions.purgeExpired();
       const { codes, accessTokens } = await this.codes.purgeExpired();
+      const deviceCodes = await this.deviceCodes.purgeExpired();
       await this.throttle.purgeExpired();
-      return { sessions, codes, accessTokens };
+      return { sessions, codes, accessTokens, deviceCodes };
     } catch (err) {
       this.logger.warn(`Housekeeping failed: ${(err as Error).message}`);
       return null;

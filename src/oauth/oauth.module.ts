@@ -12,6 +12,11 @@ import { AuthorizationCodesService } from './authorization-codes.service.js';
 import { AuthorizationRequestValidator } from './authorization-request.js';
 import { AuthorizeController } from './authorize.controller.js';
 import { ClientAuthenticator } from './client-authentication.js';
+import { DeviceAuthorizationEntity } from './device-authorization.entity.js';
+import { DeviceAuthorizationController } from './device-authorization.controller.js';
+import { DeviceAuthorizationsService } from './device-authorizations.service.js';
+import { DeviceCodeGrant } from './device-code-grant.js';
+import { DeviceController } from './device.controller.js';
 import { GrantEntity } from './grant.entity.js';
 import { GrantsService } from './grants.service.js';
 import { IdTokenService } from './id-token.service.js';
@@ -27,7 +32,14 @@ import { TokenController } from './token.controller.js';
 /** The OAuth 2.0 authorization server with OpenID Connect. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([ApplicationEntity, AccessTokenEntity, AuthorizationCodeEntity, GrantEntity, SigningKeyEntity]),
+    TypeOrmModule.forFeature([
+      ApplicationEntity,
+      AccessTokenEntity,
+      AuthorizationCodeEntity,
+      GrantEntity,
+      SigningKeyEntity,
+      DeviceAuthorizationEntity,
+    ]),
     SessionsModule,
   ],
   providers: [
@@ -36,6 +48,8 @@ import { TokenController } from './token.controller.js';
     AuthorizationCodesService,
     AuthorizationRequestValidator,
     ClientAuthenticator,
+    DeviceAuthorizationsService,
+    DeviceCodeGrant,
     GrantsService,
     IdTokenService,
     PkceService,
@@ -43,8 +57,15 @@ import { TokenController } from './token.controller.js';
     SigningThread,
     TokenExchangeService,
   ],
-  controllers: [AuthorizeController, TokenController, OidcController],
-  exports: [ApplicationsService, AccessTokensService, AuthorizationCodesService, GrantsService, SigningKeysService],
+  controllers: [AuthorizeController, TokenController, OidcController, DeviceAuthorizationController, DeviceController],
+  exports: [
+    ApplicationsService,
+    AccessTokensService,
+    AuthorizationCodesService,
+    GrantsService,
+    SigningKeysService,
+    DeviceAuthorizationsService,
+  ],
 })
 export class OAuthModule implements OnModuleInit {
   constructor(private readonly errorMappers: ErrorMappers) {}

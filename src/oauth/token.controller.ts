@@ -2,6 +2,7 @@ import { Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OwnAuthentication, Public } from '../auth/public.decorator.js';
 import { AccessTokensService } from './access-tokens.service.js';
+import { DEVICE_CODE_GRANT_TYPE, DeviceCodeGrant } from './device-code-grant.js';
 import { ClientAuthenticator, readParams } from './client-authentication.js';
 import { oauthClientErrors } from './oauth-exception.filter.js';
 import { OAuthError } from './oauth.errors.js';
@@ -25,6 +26,7 @@ export class TokenController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
     private readonly rateLimits: RateLimits,
+    private readonly deviceCodes: DeviceCodeGrant,
   ) {}
 
   @Post('token')
@@ -33,11 +35,14 @@ export class TokenController {
     noStore(reply);
     try {
       const params = readParams(req.headers['content-type'], req.body);
-      this.exchange.checkGrantType(params);
+      if (params.grant_type !== DEVICE_CODE_GRANT_TYPE) this.exchange.checkGrantType(params);
       const application = await this.clients.authenticate(req.headers.authorization, params);
       // Per authenticated client: a caller that only knows a client id cannot spend the client's budget.
       await this.rateLimits.charge(reply, { budget: 'client', key: application.clientId }, 1);
-      const issued = await this.exchange.exchange(application, params);
+      const issued =
+        params.grant_type === DEVICE_CODE_GRANT_TYPE
+          ? await this.deviceCodes.exchange(application, params)
+          : await this.exchange.exchange(application, params);
       this.metrics.tokenIssued(params.grant_type!);
       return issued;
     } catch (err) {
