@@ -123,7 +123,7 @@ describe('OpenID Connect discovery and keys', () => {
       code_challenge_methods_supported: ['S256'],
       prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
       id_token_signing_alg_values_supported: ['RS256'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
       authorization_response_iss_parameter_supported: true,
     });
   });

@@ -101,8 +101,9 @@ export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
     const ownerName = optional(flags, 'owner');
     const owner = ownerName === undefined ? undefined : await users.getByUsername(ownerName);
     const applications = await app.get(ApplicationsService).list(owner?.id);
-    const owners = new Map((await users.findManyByIds([...new Set(applications.map((a) => a.ownerId))])).map((u) => [u.id, u.username]));
-    return { applications: applications.map((a) => listedApplication(a, owners.get(a.ownerId))) };
+    const ownerIds = [...new Set(applications.flatMap((a) => (a.ownerId ? [a.ownerId] : [])))];
+    const owners = new Map((await users.findManyByIds(ownerIds)).map((u) => [u.id, u.username]));
+    return { applications: applications.map((a) => listedApplication(a, a.ownerId ? owners.get(a.ownerId) : undefined)) };
   },
   async 'apps:create'(app, flags) {
     const owner = await app.get(UsersService).getByUsername(value(flags, 'owner'));

@@ -51,7 +51,11 @@ export class ApplicationsController {
     try {
       const { application, clientSecret } = await this.applications.create(signedIn.user.id, input);
       const path = `/applications/${application.id}`;
-      return seeOther(path, { path, notice: 'Application registered.', secret: { label: 'Application Secret', value: clientSecret } });
+      return seeOther(path, {
+        path,
+        notice: 'Application registered.',
+        ...(clientSecret === undefined ? {} : { secret: { label: 'Application Secret', value: clientSecret } }),
+      });
     } catch (err) {
       if (!isInvalidInput(err)) throw err;
       const applications = await this.applications.listForOwner(signedIn.user.id);

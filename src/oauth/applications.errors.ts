@@ -1,12 +1,13 @@
 import { DomainError, DomainErrorKind } from '../errors/domain-error.js';
 
-export type ApplicationErrorCode = 'INVALID_NAME' | 'INVALID_REDIRECT_URI' | 'INVALID_SCOPES' | 'APPLICATION_NOT_FOUND';
+export type ApplicationErrorCode = 'INVALID_NAME' | 'INVALID_REDIRECT_URI' | 'INVALID_SCOPES' | 'APPLICATION_NOT_FOUND' | 'PUBLIC_CLIENT';
 
 const KIND: Record<ApplicationErrorCode, DomainErrorKind> = {
   INVALID_NAME: 'invalid',
   INVALID_REDIRECT_URI: 'invalid',
   INVALID_SCOPES: 'invalid',
   APPLICATION_NOT_FOUND: 'not_found',
+  PUBLIC_CLIENT: 'invalid',
 };
 
 export class ApplicationError extends DomainError {

@@ -8,7 +8,7 @@ import { Clock } from '../clock/clock.js';
 import { PreparedStatements, Statement } from '../database/prepared-statements.js';
 import { isUuid } from '../database/uuid.js';
 import { AccessTokenEntity } from './access-token.entity.js';
-import { ApplicationEntity } from './application.entity.js';
+import { ApplicationEntity, ClientType } from './application.entity.js';
 import { Application, toApplication } from './application.model.js';
 import { validateApplicationInput } from './application-validation.js';
 import { ApplicationError } from './applications.errors.js';
@@ -17,6 +17,15 @@ export interface ApplicationInput {
   name: string;
   redirectUris: string[];
   scopes: string[];
+  /** Where RP-initiated logout may return to; none when not given. */
+  postLogoutRedirectUris?: string[];
+}
+
+/** What registering an application gives back: a confidential client's secret, shown this once. */
+export interface RegisteredApplication {
+  application: Application;
+  /** Absent for a public client, which has none. */
+  clientSecret?: string;
 }
 
 @Injectable()
@@ -29,26 +38,32 @@ export class ApplicationsService {
     private readonly statements: PreparedStatements,
   ) {}
 
-  /** Registers an application; the returned client secret is the only time it is ever available. */
-  async create(ownerId: string, input: ApplicationInput): Promise<{ application: Application; clientSecret: string }> {
-    const valid = validateApplicationInput(input);
-    const clientSecret = generateSecret(SecretPrefix.oauthClientSecret);
+  /**
+   * Registers an application, confidential (the default) or public; the returned client secret is the
+   * only time it is ever available. `ownerId` is null for a dynamically registered application.
+   */
+  async create(ownerId: string | null, input: ApplicationInput, clientType: ClientType = 'confidential'): Promise<RegisteredApplication> {
+    const valid = validateApplicationInput(input, clientType);
+    const clientSecret = clientType === 'confidential' ? generateSecret(SecretPrefix.oauthClientSecret) : undefined;
     const entity = await this.applications.save(
       this.applications.create({
         ownerId,
         ...valid,
+        clientType,
         // Hex, so that no client id starts with "-" (read as a flag by command lines) or needs escaping anywhere.
         clientId: randomBytes(20).toString('hex'),
-        clientSecretHash: hashSecret(clientSecret),
+        clientSecretHash: clientSecret === undefined ? null : hashSecret(clientSecret),
         secretRotatedAt: null,
       }),
     );
     return { application: toApplication(entity), clientSecret };
   }
 
-  /** A new secret; the old one stops working at once. */
+  /** A new secret; the old one stops working at once. Public clients have none. */
   async rotateSecret(id: string, ownerId?: string): Promise<{ application: Application; clientSecret: string }> {
     const entity = await this.findEntity(id, ownerId);
+    if (entity.clientType === 'public')
+      throw new ApplicationError('PUBLIC_CLIENT', 'A public client has no secret to rotate: it proves itself with PKCE alone', 'id');
     const clientSecret = generateSecret(SecretPrefix.oauthClientSecret);
     entity.clientSecretHash = hashSecret(clientSecret);
     entity.secretRotatedAt = this.clock.now();
@@ -60,10 +75,13 @@ export class ApplicationsService {
     return { application: toApplication(entity), clientSecret };
   }
 
-  /** Changes name, redirect URIs and allowed scopes; tokens already issued keep their scopes until they expire. */
+  /**
+   * Changes name, redirect URIs, allowed scopes and post-logout redirect URIs (the client type stays
+   * what it was registered as); tokens already issued keep their scopes until they expire.
+   */
   async update(id: string, ownerId: string, input: ApplicationInput): Promise<Application> {
     const entity = await this.findEntity(id, ownerId);
-    const valid = validateApplicationInput(input);
+    const valid = validateApplicationInput({ postLogoutRedirectUris: entity.postLogoutRedirectUris, ...input }, entity.clientType);
     await this.applications.update({ id: entity.id }, valid);
     await this.credentials.forgetCredentials([entity.id]);
     return toApplication({ ...entity, ...valid });
@@ -73,20 +91,29 @@ export class ApplicationsService {
     return clientId.length > 0 && clientId.length <= 100 ? this.applications.findOneBy({ clientId }) : null;
   }
 
-  /** The application whose client id and secret these are, or null. Compares hashes in constant time. */
+  /**
+   * The confidential application whose client id and secret these are, or null. Compares hashes in
+   * constant time; a public client has no secret, so no secret authenticates it.
+   */
   async authenticate(clientId: string, clientSecret: string): Promise<ApplicationEntity | null> {
-    // Every token request starts here: from the credential cache, otherwise a prepared statement
-    // rather than a query built by the ORM.
-    const application =
-      clientId.length > 0 && clientId.length <= 100
-        ? await this.credentials.client(clientId, async () => {
-            const rows = await this.statements.query(FIND_BY_CLIENT_ID, [clientId]);
-            return rows[0] ? toEntity(rows[0]) : null;
-          })
-        : null;
+    const found = await this.findClient(clientId);
+    const application = found?.clientType === 'confidential' ? found : null;
     const expected = Buffer.from(application?.clientSecretHash ?? '0'.repeat(64), 'hex');
     const actual = Buffer.from(hashSecret(clientSecret), 'hex');
     return timingSafeEqual(expected, actual) && application ? application : null;
+  }
+
+  /**
+   * The application with this client id, for the token endpoint and the other endpoints clients call:
+   * every token request starts here, so from the credential cache, otherwise a prepared statement
+   * rather than a query built by the ORM.
+   */
+  async findClient(clientId: string): Promise<ApplicationEntity | null> {
+    if (clientId.length === 0 || clientId.length > 100) return null;
+    return this.credentials.client(clientId, async () => {
+      const rows = await this.statements.query(FIND_BY_CLIENT_ID, [clientId]);
+      return rows[0] ? toEntity(rows[0]) : null;
+    });
   }
 
   async listForOwner(ownerId: string): Promise<Application[]> {
@@ -126,19 +153,22 @@ export class ApplicationsService {
 
 const FIND_BY_CLIENT_ID: Statement = {
   name: 'oauth_application_by_client_id',
-  text: `SELECT id, owner_id, name, client_id, client_secret_hash, redirect_uris, scopes, created_at, updated_at, secret_rotated_at
+  text: `SELECT id, owner_id, name, client_id, client_type, client_secret_hash, redirect_uris, scopes, post_logout_redirect_uris,
+                created_at, updated_at, secret_rotated_at
            FROM oauth_applications WHERE client_id = $1`,
 };
 
 function toEntity(row: Record<string, unknown>): ApplicationEntity {
   return Object.assign(new ApplicationEntity(), {
     id: row.id as string,
-    ownerId: row.owner_id as string,
+    ownerId: row.owner_id as string | null,
     name: row.name as string,
     clientId: row.client_id as string,
-    clientSecretHash: row.client_secret_hash as string,
+    clientType: row.client_type as ClientType,
+    clientSecretHash: row.client_secret_hash as string | null,
     redirectUris: row.redirect_uris as string[],
     scopes: row.scopes as string[],
+    postLogoutRedirectUris: row.post_logout_redirect_uris as string[],
     createdAt: row.created_at as Date,
     updatedAt: row.updated_at as Date,
     secretRotatedAt: (row.secret_rotated_at as Date | null) ?? null,

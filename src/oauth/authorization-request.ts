@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { isScope, parseScopeList } from '../auth/scopes.js';
 import { ApplicationEntity } from './application.entity.js';
 import { ApplicationsService } from './applications.service.js';
+import { matchesRegisteredRedirectUri } from './application-validation.js';
 import { AuthorizationPageError, OAuthError } from './oauth.errors.js';
 import { PkceService } from './pkce.service.js';
 
@@ -75,7 +76,7 @@ export class AuthorizationRequestValidator {
     if (!returnTo.startsWith('/oauth/authorize?')) return undefined;
     try {
       const request = await this.validate(new URLSearchParams(returnTo.slice(returnTo.indexOf('?') + 1)));
-      return new URL(request.redirectUri).origin;
+      return formActionSource(request.redirectUri);
     } catch {
       return undefined;
     }
@@ -113,7 +114,7 @@ export class AuthorizationRequestValidator {
   private checkRedirectUri(params: URLSearchParams, application: ApplicationEntity): string {
     const redirectUri = single(params, 'redirect_uri');
     if (!redirectUri) throw new AuthorizationPageError('The request has no redirect_uri, or more than one.');
-    if (!application.redirectUris.includes(redirectUri)) {
+    if (!matchesRegisteredRedirectUri(redirectUri, application.redirectUris, application.clientType)) {
       throw new AuthorizationPageError('The redirect_uri is not registered for this application.');
     }
     return redirectUri;
@@ -174,6 +175,15 @@ export class AuthorizationRequestValidator {
       throw new OAuthError('invalid_request', `${name} is longer than ${MAX_STATE_OR_NONCE} characters`);
     return value;
   }
+}
+
+/**
+ * The CSP source that lets a form's redirect reach this redirect URI: its origin, or for a native
+ * app's private-use scheme (which has no origin) the scheme itself, e.g. `com.example.app:`.
+ */
+export function formActionSource(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
 }
 
 /** Where to send the browser with an authorization response (RFC 6749 §4.1.2, RFC 9207 `iss`). */

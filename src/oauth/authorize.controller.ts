@@ -12,6 +12,7 @@ import {
   AuthorizationRedirectError,
   AuthorizationRequest,
   AuthorizationRequestValidator,
+  formActionSource,
   redirectLocation,
 } from './authorization-request.js';
 import { toConsentView } from './consent.view.js';
@@ -52,7 +53,7 @@ export class AuthorizeController {
       }
       // The approval answers with a redirect to the client, which form-action must allow.
       return view((c) => consentPage({ consent: toConsentView(request), user: signedIn.user, csrfToken: c.csrfToken }), {
-        formActions: [new URL(request.redirectUri).origin],
+        formActions: [formActionSource(request.redirectUri)],
       });
     });
   }

@@ -42,7 +42,11 @@ function basicCredentials(authorization: string | undefined): { clientId: string
   }
 }
 
-/** client_secret_basic or client_secret_post, never both (RFC 6749 §2.3.1). */
+/**
+ * How a client proves itself (RFC 6749 §2.3): a confidential client with `client_secret_basic` or
+ * `client_secret_post`, never both; a public client with `none`, its `client_id` in the body alone
+ * (RFC 8252 §8.4; PKCE is what binds its code to it).
+ */
 @Injectable()
 export class ClientAuthenticator {
   constructor(private readonly applications: ApplicationsService) {}
@@ -55,6 +59,7 @@ export class ClientAuthenticator {
     if (basic && params.client_id !== undefined && params.client_id !== basic.clientId) {
       throw new OAuthError('invalid_request', 'client_id in the body differs from the one in the Authorization header');
     }
+    if (!basic && params.client_id !== undefined && params.client_secret === undefined) return this.publicClient(params.client_id);
     const credentials =
       basic ??
       (params.client_id !== undefined && params.client_secret !== undefined
@@ -62,7 +67,18 @@ export class ClientAuthenticator {
         : undefined);
     if (!credentials) throw new OAuthError('invalid_client', 'Client authentication is required (client_id and client_secret)');
     const application = await this.applications.authenticate(credentials.clientId, credentials.clientSecret);
-    if (!application) throw new OAuthError('invalid_client', 'Unknown client or wrong client secret');
-    return application;
+    if (application) return application;
+    const found = await this.applications.findClient(credentials.clientId);
+    if (found?.clientType === 'public')
+      throw new OAuthError('invalid_client', 'This is a public client: send its client_id without a client secret');
+    throw new OAuthError('invalid_client', 'Unknown client or wrong client secret');
+  }
+
+  /** `token_endpoint_auth_method=none`: only a client registered as public may identify itself by its id alone. */
+  private async publicClient(clientId: string): Promise<ApplicationEntity> {
+    const application = await this.applications.findClient(clientId);
+    if (application?.clientType === 'public') return application;
+    if (application) throw new OAuthError('invalid_client', 'This client is confidential: authenticate with its client secret');
+    throw new OAuthError('invalid_client', 'Unknown client');
   }
 }

@@ -40,9 +40,10 @@ export class OidcController {
       grant_types_supported: ['authorization_code', DEVICE_CODE_GRANT_TYPE],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['RS256'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      // none: public clients, which identify themselves by client_id and prove the code with PKCE.
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
       code_challenge_methods_supported: ['S256'],
       claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'name', 'preferred_username', 'email', 'email_verified'],
       prompt_values_supported: [...PROMPTS],

@@ -66,7 +66,36 @@ export async function registerApp(
   const { application, clientSecret } = await t
     .get(ApplicationsService)
     .create(ownerId, { name: 'Test Client', redirectUris: [REDIRECT_URI], scopes });
-  return { clientId: application.clientId, clientSecret, applicationId: application.id };
+  return { clientId: application.clientId, clientSecret: clientSecret!, applicationId: application.id };
+}
+
+export interface RegisteredPublicApp {
+  clientId: string;
+  applicationId: string;
+}
+
+/** A public client (no secret, PKCE alone), e.g. a single-page, native or command-line app. */
+export async function registerPublicApp(
+  t: TestApp,
+  ownerId: string | null,
+  options: { redirectUris?: string[]; scopes?: string[]; postLogoutRedirectUris?: string[] } = {},
+): Promise<RegisteredPublicApp> {
+  const { application } = await t.get(ApplicationsService).create(
+    ownerId,
+    {
+      name: 'Public Test Client',
+      redirectUris: options.redirectUris ?? [REDIRECT_URI],
+      scopes: options.scopes ?? ['openid', 'profile', 'email', 'api', 'read_api'],
+      postLogoutRedirectUris: options.postLogoutRedirectUris,
+    },
+    'public',
+  );
+  return { clientId: application.clientId, applicationId: application.id };
+}
+
+/** openid-client's configuration for a public client: token_endpoint_auth_method none. */
+export async function discoverPublic(t: TestApp, clientId: string): Promise<client.Configuration> {
+  return client.discovery(new URL(t.url), clientId, undefined, client.None(), { execute: [client.allowInsecureRequests] });
 }
 
 export async function discover(t: TestApp, app: RegisteredApp, auth: 'post' | 'basic' = 'post'): Promise<client.Configuration> {

@@ -9,6 +9,7 @@ import { ClientChangeNotifications1763900000003 } from './1763900000003-client-c
 import { SignUpProbeThrottle1763900000004 } from './1763900000004-sign-up-probe-throttle.js';
 import { SessionDevices1764000000001 } from './1764000000001-session-devices.js';
 import { HousekeepingRuns1795424666792 } from './1795424666792-housekeeping-runs.js';
+import { PublicClients1796000000001 } from './1796000000001-public-clients.js';
 import { DeviceAuthorizations1796000000003 } from './1796000000003-device-authorizations.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
@@ -24,5 +25,6 @@ export const MIGRATIONS = [
   SignUpProbeThrottle1763900000004,
   SessionDevices1764000000001,
   HousekeepingRuns1795424666792,
+  PublicClients1796000000001,
   DeviceAuthorizations1796000000003,
 ];
