@@ -5,7 +5,7 @@ import { DEVICE_CODE_LIMITS } from '../src/sessions/sign-in-throttle.js';
 import { Browser, formFields, signIn } from './support/browser.js';
 import { createUser, TEST_PASSWORD } from './support/fixtures.js';
 import { graphql } from './support/http.js';
-import { discover, newUserAndApp, registerApp, RegisteredApp } from './support/oauth.js';
+import { discover, discoverPublic, newUserAndApp, registerApp, RegisteredApp, registerPublicApp } from './support/oauth.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 import type { User } from '../src/users/user.model.js';
 
@@ -35,21 +35,25 @@ async function post(path: string, form: Record<string, string>, headers: Record<
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
 }
 
-/** POST /oauth/device_authorization as a confidential client (client_secret_post). */
-async function startDevice(app: RegisteredApp, scope = 'openid profile api'): Promise<DeviceAuthorization> {
-  const res = await post('/oauth/device_authorization', { client_id: app.clientId, client_secret: app.clientSecret, scope });
+/** A confidential client (with its secret, sent as client_secret_post) or a public one (client_id alone). */
+interface AnyClient {
+  clientId: string;
+  clientSecret?: string;
+}
+
+const credentials = (app: AnyClient): Record<string, string> =>
+  app.clientSecret === undefined ? { client_id: app.clientId } : { client_id: app.clientId, client_secret: app.clientSecret };
+
+/** POST /oauth/device_authorization. */
+async function startDevice(app: AnyClient, scope = 'openid profile api'): Promise<DeviceAuthorization> {
+  const res = await post('/oauth/device_authorization', { ...credentials(app), scope });
   if (res.status !== 200) throw new Error(`device authorization failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as DeviceAuthorization;
 }
 
 /** One poll of the token endpoint with the device code. */
-function poll(app: RegisteredApp, deviceCode: string) {
-  return post('/oauth/token', {
-    grant_type: GRANT_TYPE,
-    device_code: deviceCode,
-    client_id: app.clientId,
-    client_secret: app.clientSecret,
-  });
+function poll(app: AnyClient, deviceCode: string) {
+  return post('/oauth/token', { grant_type: GRANT_TYPE, device_code: deviceCode, ...credentials(app) });
 }
 
 async function signedIn(user: User): Promise<Browser> {
@@ -76,58 +80,62 @@ async function decide(browser: Browser, userCode: string, decision: 'approve' | 
 }
 
 describe('the device flow, driven by openid-client', () => {
-  it('starts, waits while pending, and gets tokens once the user approves on the page', async () => {
-    const { user, app } = await newUserAndApp(t);
-    let polls = 0;
-    let approved = false;
-    const browser = await signedIn(user);
-    const config = await discover(t, app);
-    // The device polls every 5 s of the server's clock: each poll moves the test clock instead of sleeping.
-    config[client.customFetch] = async (url, options) => {
-      const isPoll = url.endsWith('/oauth/token');
-      if (isPoll) {
-        polls += 1;
-        t.clock.advance(5000);
-      }
-      const res = await fetch(url, options as RequestInit);
-      if (isPoll && !approved) {
-        // The first poll is pending: now the user approves on another device.
-        expect(res.status).toBe(400);
-        expect(((await res.clone().json()) as { error: string }).error).toBe('authorization_pending');
-        approved = true;
-        expect((await decide(browser, started.user_code, 'approve')).html).toContain('is connected to your account');
-      }
-      return res;
-    };
+  it.each(['public', 'confidential'] as const)(
+    'a %s client starts, waits while pending, and gets tokens once the user approves on the page',
+    async (kind) => {
+      const { user, app: confidential } = await newUserAndApp(t);
+      const app = kind === 'public' ? await registerPublicApp(t, null) : confidential;
+      let polls = 0;
+      let approved = false;
+      const browser = await signedIn(user);
+      const config = kind === 'public' ? await discoverPublic(t, app.clientId) : await discover(t, confidential);
+      // The device polls every 5 s of the server's clock: each poll moves the test clock instead of sleeping.
+      config[client.customFetch] = async (url, options) => {
+        const isPoll = url.endsWith('/oauth/token');
+        if (isPoll) {
+          polls += 1;
+          t.clock.advance(5000);
+        }
+        const res = await fetch(url, options as RequestInit);
+        if (isPoll && !approved) {
+          // The first poll is pending: now the user approves on another device.
+          expect(res.status).toBe(400);
+          expect(((await res.clone().json()) as { error: string }).error).toBe('authorization_pending');
+          approved = true;
+          expect((await decide(browser, started.user_code, 'approve')).html).toContain('is connected to your account');
+        }
+        return res;
+      };
 
-    const started = await client.initiateDeviceAuthorization(config, { scope: 'openid profile api' });
-    expect(started.user_code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
-    expect(started.device_code).toMatch(/^agora_odc_[0-9A-Za-z]{49}$/);
-    expect(started.verification_uri).toBe(`${t.url}/oauth/device`);
-    expect(started.verification_uri_complete).toBe(`${t.url}/oauth/device?user_code=${started.user_code}`);
-    expect(started.expires_in).toBe(600);
-    expect(started.interval).toBe(5);
+      const started = await client.initiateDeviceAuthorization(config, { scope: 'openid profile api' });
+      expect(started.user_code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
+      expect(started.device_code).toMatch(/^agora_odc_[0-9A-Za-z]{49}$/);
+      expect(started.verification_uri).toBe(`${t.url}/oauth/device`);
+      expect(started.verification_uri_complete).toBe(`${t.url}/oauth/device?user_code=${started.user_code}`);
+      expect(started.expires_in).toBe(600);
+      expect(started.interval).toBe(5);
 
-    // The library waits `interval` seconds of real time before each poll: none here, the clock moves instead.
-    const tokens = await client.pollDeviceAuthorizationGrant(config, { ...started, interval: 0 });
-    expect(polls).toBe(2);
-    expect(tokens.token_type).toBe('bearer');
-    expect(tokens.expires_in).toBe(3600);
-    expect(tokens.scope).toBe('openid profile api');
-    expect(tokens.access_token).toMatch(/^agora_oat_/);
-    expect(tokens.claims()).toMatchObject({
-      iss: t.url,
-      sub: user.id,
-      aud: app.clientId,
-      name: user.name,
-      preferred_username: user.username,
-    });
-    expect(tokens.claims()!.nonce).toBeUndefined();
+      // The library waits `interval` seconds of real time before each poll: none here, the clock moves instead.
+      const tokens = await client.pollDeviceAuthorizationGrant(config, { ...started, interval: 0 });
+      expect(polls).toBe(2);
+      expect(tokens.token_type).toBe('bearer');
+      expect(tokens.expires_in).toBe(3600);
+      expect(tokens.scope).toBe('openid profile api');
+      expect(tokens.access_token).toMatch(/^agora_oat_/);
+      expect(tokens.claims()).toMatchObject({
+        iss: t.url,
+        sub: user.id,
+        aud: app.clientId,
+        name: user.name,
+        preferred_username: user.username,
+      });
+      expect(tokens.claims()!.nonce).toBeUndefined();
 
-    const res = await graphql(t.url, '{ viewer { id name } }', { bearer: tokens.access_token });
-    expect(res.status).toBe(200);
-    expect(res.body.data?.viewer).toEqual({ id: user.id, name: user.name });
-  });
+      const res = await graphql(t.url, '{ viewer { id name } }', { bearer: tokens.access_token });
+      expect(res.status).toBe(200);
+      expect(res.body.data?.viewer).toEqual({ id: user.id, name: user.name });
+    },
+  );
 
   it('publishes the device authorization endpoint and grant type in discovery', async () => {
     const { app } = await newUserAndApp(t);
@@ -219,6 +227,43 @@ describe('the device authorization endpoint (RFC 8628 §3.1–3.2)', () => {
     expect(res.status).toBe(400);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(((await res.json()) as { error: string }).error).toBe('invalid_request');
+  });
+});
+
+describe('public clients (token_endpoint_auth_method none)', () => {
+  it('start and poll with their client_id alone', async () => {
+    const { user } = await newUserAndApp(t);
+    const app = await registerPublicApp(t, null, { scopes: ['openid', 'api'] });
+    const { device_code, user_code } = await startDevice(app, 'api');
+    expect((await poll(app, device_code)).body.error).toBe('authorization_pending');
+    await decide(await signedIn(user), user_code, 'approve');
+    const res = await poll(app, device_code);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'api' });
+  });
+
+  it('are refused when they send a secret', async () => {
+    const app = await registerPublicApp(t, null);
+    const res = await post('/oauth/device_authorization', { client_id: app.clientId, client_secret: 'agora_ocs_anything', scope: 'api' });
+    expect(res.status).toBe(401);
+    expect(res.body.error).toBe('invalid_client');
+  });
+
+  it('cannot redeem another public client’s device code', async () => {
+    const { user } = await newUserAndApp(t);
+    const app = await registerPublicApp(t, null);
+    const other = await registerPublicApp(t, null);
+    const { device_code, user_code } = await startDevice(app, 'api');
+    await decide(await signedIn(user), user_code, 'approve');
+    expect((await poll(other, device_code)).body).toEqual({ error: 'invalid_grant', error_description: 'The device code is unknown' });
+    expect((await poll(app, device_code)).status).toBe(200);
+  });
+
+  it('cannot pass for a confidential client by its client_id alone', async () => {
+    const { app } = await newUserAndApp(t);
+    const res = await post('/oauth/device_authorization', { client_id: app.clientId, scope: 'api' });
+    expect(res.status).toBe(401);
+    expect(res.body.error).toBe('invalid_client');
   });
 });
 
