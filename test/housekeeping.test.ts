@@ -30,12 +30,12 @@ it('purges expired sessions, codes and access tokens, and keeps live ones', asyn
   expect(await count('oauth_authorization_codes')).toBe(1);
   expect(await count('oauth_access_tokens')).toBe(1);
 
-  expect(await t.get(HousekeepingService).run()).toEqual({ sessions: 0, codes: 0, accessTokens: 0, refreshTokens: 0 });
+  expect(await t.get(HousekeepingService).run()).toEqual({ sessions: 0, codes: 0, accessTokens: 0, refreshTokens: 0, deviceCodes: 0 });
 
   // A day after the token expired, and past the session lifetime.
   t.clock.advance(t.config.sessionTtlMs + 1000);
   await signIn(new Browser(t.url), user.username, TEST_PASSWORD); // a live session to keep
-  expect(await t.get(HousekeepingService).run()).toEqual({ sessions: 1, codes: 1, accessTokens: 1, refreshTokens: 0 });
+  expect(await t.get(HousekeepingService).run()).toEqual({ sessions: 1, codes: 1, accessTokens: 1, refreshTokens: 0, deviceCodes: 0 });
   expect(await count('sessions')).toBe(1);
 });
 
@@ -61,5 +61,6 @@ it('runs once per interval however many instances ask at once, and again when an
     codes: expect.any(Number),
     accessTokens: expect.any(Number),
     refreshTokens: expect.any(Number),
+    deviceCodes: expect.any(Number),
   });
 });

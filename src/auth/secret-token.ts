@@ -10,6 +10,7 @@ export const SecretPrefix = {
   oauthAccessToken: 'agora_oat_',
   oauthClientSecret: 'agora_ocs_',
   oauthRefreshToken: 'agora_ort_',
+  oauthDeviceCode: 'agora_odc_',
 } as const;
 export type SecretPrefix = (typeof SecretPrefix)[keyof typeof SecretPrefix];
 

@@ -28,6 +28,7 @@ describe('loadConfig', () => {
       accessTokenTtlMs: 3_600_000,
       refreshTokenIdleMs: 14 * 86_400_000,
       refreshTokenAbsoluteMs: 90 * 86_400_000,
+      deviceCodeTtlMs: 600_000,
     });
     expect(config.workers).toBe(1);
   });
@@ -48,6 +49,12 @@ describe('loadConfig', () => {
       'BASE_URL',
       'OAUTH_CODE_TTL_SECONDS',
     ]);
+  });
+
+  it('reads OAUTH_DEVICE_CODE_TTL_SECONDS, up to an hour', () => {
+    expect(loadConfig({ OAUTH_DEVICE_CODE_TTL_SECONDS: '900' }, '/srv/agora').oauth.deviceCodeTtlMs).toBe(900_000);
+    expect(problems({ OAUTH_DEVICE_CODE_TTL_SECONDS: '3601' })[0]).toMatch(/^OAUTH_DEVICE_CODE_TTL_SECONDS: /);
+    expect(problems({ OAUTH_DEVICE_CODE_TTL_SECONDS: '0' })[0]).toMatch(/^OAUTH_DEVICE_CODE_TTL_SECONDS: /);
   });
 
   it('requires a real SECRET_KEY in production and accepts any random one', () => {

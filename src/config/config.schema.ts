@@ -84,6 +84,7 @@ export const environmentSchema = z.object({
   OAUTH_CODE_TTL_SECONDS: positiveInt(600).default(60),
   OAUTH_REFRESH_TOKEN_IDLE_SECONDS: positiveInt(10 * 365 * 86400).default(14 * 86400),
   OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS: positiveInt(10 * 365 * 86400).default(90 * 86400),
+  OAUTH_DEVICE_CODE_TTL_SECONDS: positiveInt(3600).default(600),
   GRAPHQL_MAX_DEPTH: positiveInt(100).default(12),
   GRAPHQL_MAX_COST: positiveInt(1_000_000).default(20000),
   GRAPHQL_ANONYMOUS_MAX_DEPTH: positiveInt(100).default(8),
@@ -153,6 +154,8 @@ export interface AppConfig {
   housekeepingIntervalMs: number;
   oauth: {
     codeTtlMs: number;
+    /** Lifetime of a device authorization (RFC 8628): the device code and the user code. */
+    deviceCodeTtlMs: number;
     /** Fixed by the specification. */
     accessTokenTtlMs: number;
     /** A refresh token not used within this long expires. */
@@ -315,6 +318,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     housekeepingIntervalMs: e.HOUSEKEEPING_INTERVAL_SECONDS * 1000,
     oauth: {
       codeTtlMs: e.OAUTH_CODE_TTL_SECONDS * 1000,
+      deviceCodeTtlMs: e.OAUTH_DEVICE_CODE_TTL_SECONDS * 1000,
       accessTokenTtlMs: 3_600_000,
       refreshTokenIdleMs: e.OAUTH_REFRESH_TOKEN_IDLE_SECONDS * 1000,
       refreshTokenAbsoluteMs: e.OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS * 1000,

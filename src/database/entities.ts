@@ -9,6 +9,7 @@ import { LegacyApiUsageEntity } from '../legacy-api/legacy-api-usage.entity.js';
 import { AccessTokenEntity } from '../oauth/access-token.entity.js';
 import { ApplicationEntity } from '../oauth/application.entity.js';
 import { AuthorizationCodeEntity } from '../oauth/authorization-code.entity.js';
+import { DeviceAuthorizationEntity } from '../oauth/device-authorization.entity.js';
 import { GrantEntity } from '../oauth/grant.entity.js';
 import { SigningKeyEntity } from '../oauth/signing-key.entity.js';
 import { PersonalTokenEntity } from '../personal-tokens/personal-token.entity.js';
@@ -25,6 +26,7 @@ export const ENTITIES = [
   ApplicationEntity,
   AccessTokenEntity,
   AuthorizationCodeEntity,
+  DeviceAuthorizationEntity,
   GrantEntity,
   SigningKeyEntity,
   OrganizerEntity,

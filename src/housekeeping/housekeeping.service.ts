@@ -6,6 +6,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { AuthorizationCodesService } from '../oauth/authorization-codes.service.js';
 import { RefreshTokensService } from '../oauth/refresh-tokens.service.js';
+import { DeviceAuthorizationsService } from '../oauth/device-authorizations.service.js';
 import { SessionsService } from '../sessions/sessions.service.js';
 import { SignInThrottle } from '../sessions/sign-in-throttle.js';
 import { HousekeepingRunEntity } from './housekeeping-run.entity.js';
@@ -17,10 +18,11 @@ export interface Purged {
   codes: number;
   accessTokens: number;
   refreshTokens: number;
+  deviceCodes: number;
 }
 
 /**
- * Deletes expired sessions, authorization codes, access and refresh tokens and sign-in failures, so tables stay
+ * Deletes expired sessions, authorization codes, access and refresh tokens, device codes and sign-in failures, so tables stay
  * small: once per interval for all the instances sharing the database, not once per instance.
  */
 @Injectable()
@@ -32,6 +34,7 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
     private readonly sessions: SessionsService,
     private readonly codes: AuthorizationCodesService,
     private readonly refreshTokens: RefreshTokensService,
+    private readonly deviceCodes: DeviceAuthorizationsService,
     private readonly throttle: SignInThrottle,
     @InjectRepository(HousekeepingRunEntity) private readonly runs: Repository<HousekeepingRunEntity>,
     private readonly clock: Clock,
@@ -61,7 +64,7 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
     if (!purged) return null;
     await this.runs.update({ job: JOB }, { finishedAt: this.clock.now() }).catch(() => undefined);
     this.logger.log(
-      `Housekeeping ran: purged ${purged.sessions} sessions, ${purged.codes} codes, ${purged.accessTokens} access tokens, ${purged.refreshTokens} refresh tokens`,
+      `Housekeeping ran: purged ${purged.sessions} sessions, ${purged.codes} codes, ${purged.accessTokens} access tokens, ${purged.refreshTokens} refresh tokens, ${purged.deviceCodes} device codes`,
     );
     return purged;
   }
@@ -72,8 +75,9 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
       const sessions = await this.sessions.purgeExpired();
       const refreshTokens = await this.refreshTokens.purgeExpired();
       const { codes, accessTokens } = await this.codes.purgeExpired();
+      const deviceCodes = await this.deviceCodes.purgeExpired();
       await this.throttle.purgeExpired();
-      return { sessions, codes, accessTokens, refreshTokens };
+      return { sessions, codes, accessTokens, refreshTokens, deviceCodes };
     } catch (err) {
       this.logger.warn(`Housekeeping failed: ${(err as Error).message}`);
       return null;

@@ -17,7 +17,7 @@ export const UNMATCHED_ROUTE = 'unmatched';
 export type AuthRefusal = 'missing_credentials' | 'invalid_token' | 'insufficient_scope';
 
 /** Which throttle refused: sign-in attempts, or sign-ups from one address (accounts created, "taken" answers). */
-export type ThrottleLimit = 'sign_in' | 'sign_up_accounts' | 'sign_up_failures';
+export type ThrottleLimit = 'sign_in' | 'sign_up_accounts' | 'sign_up_failures' | 'device_code';
 
 /** Where a password was refused: the sign-in page, or a password re-check on the security page. */
 export type PasswordForm = 'sign_in' | 'security';
@@ -90,7 +90,7 @@ export class Metrics {
   });
   private readonly throttles = new Counter({
     name: 'agora_throttled_total',
-    help: 'Attempts refused with 429 by a throttle: sign_in, sign_up_accounts, sign_up_failures',
+    help: 'Attempts refused with 429 by a throttle: sign_in, sign_up_accounts, sign_up_failures, device_code (wrong user codes at /oauth/device)',
     labelNames: ['limit'],
     registers: [this.registry],
   });

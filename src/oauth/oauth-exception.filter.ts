@@ -56,7 +56,12 @@ export class OAuthClientExceptionFilter extends OAuthExceptionFilter {
 }
 
 /** The client endpoints' addresses: what Fastify refuses there before TokenController runs is theirs too. */
-export const OAUTH_CLIENT_ENDPOINTS: ReadonlySet<string> = new Set(['/oauth/token', '/oauth/revoke', '/oauth/introspect']);
+export const OAUTH_CLIENT_ENDPOINTS: ReadonlySet<string> = new Set([
+  '/oauth/token',
+  '/oauth/revoke',
+  '/oauth/introspect',
+  '/oauth/device_authorization',
+]);
 
 export const oauthErrors = new OAuthExceptionFilter();
 export const oauthClientErrors = new OAuthClientExceptionFilter();

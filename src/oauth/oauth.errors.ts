@@ -11,7 +11,11 @@ export type OAuthErrorCode =
   | 'server_error'
   | 'temporarily_unavailable'
   /** A client over its rate limit at the token endpoint (429, `Retry-After`), as Auth0 answers it. */
-  | 'too_many_requests';
+  | 'too_many_requests'
+  /** The device authorization grant (RFC 8628 §3.5) while it is polled. */
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'expired_token';
 
 const STATUS: Record<OAuthErrorCode, number> = {
   invalid_request: 400,
@@ -25,6 +29,9 @@ const STATUS: Record<OAuthErrorCode, number> = {
   server_error: 500,
   temporarily_unavailable: 503,
   too_many_requests: 429,
+  authorization_pending: 400,
+  slow_down: 400,
+  expired_token: 400,
 };
 
 /** A protocol error that knows its wire code and HTTP status. */

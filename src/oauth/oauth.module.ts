@@ -12,6 +12,11 @@ import { AuthorizationCodesService } from './authorization-codes.service.js';
 import { AuthorizationRequestValidator } from './authorization-request.js';
 import { AuthorizeController } from './authorize.controller.js';
 import { ClientAuthenticator } from './client-authentication.js';
+import { DeviceAuthorizationEntity } from './device-authorization.entity.js';
+import { DeviceAuthorizationController } from './device-authorization.controller.js';
+import { DeviceAuthorizationsService } from './device-authorizations.service.js';
+import { DeviceCodeGrant } from './device-code-grant.js';
+import { DeviceController } from './device.controller.js';
 import { GrantEntity } from './grant.entity.js';
 import { GrantsService } from './grants.service.js';
 import { IdTokenService } from './id-token.service.js';
@@ -37,6 +42,7 @@ import { TokenController } from './token.controller.js';
       GrantEntity,
       SigningKeyEntity,
       RefreshTokenEntity,
+      DeviceAuthorizationEntity,
     ]),
     SessionsModule,
   ],
@@ -46,6 +52,8 @@ import { TokenController } from './token.controller.js';
     AuthorizationCodesService,
     AuthorizationRequestValidator,
     ClientAuthenticator,
+    DeviceAuthorizationsService,
+    DeviceCodeGrant,
     GrantsService,
     IdTokenService,
     PkceService,
@@ -55,8 +63,16 @@ import { TokenController } from './token.controller.js';
     SigningThread,
     TokenExchangeService,
   ],
-  controllers: [AuthorizeController, TokenController, OidcController],
-  exports: [ApplicationsService, AccessTokensService, AuthorizationCodesService, GrantsService, SigningKeysService, RefreshTokensService],
+  controllers: [AuthorizeController, TokenController, OidcController, DeviceAuthorizationController, DeviceController],
+  exports: [
+    ApplicationsService,
+    AccessTokensService,
+    AuthorizationCodesService,
+    GrantsService,
+    SigningKeysService,
+    DeviceAuthorizationsService,
+    RefreshTokensService,
+  ],
 })
 export class OAuthModule implements OnModuleInit {
   constructor(private readonly errorMappers: ErrorMappers) {}

@@ -7,6 +7,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { userClaims } from './id-token.service.js';
 import { PROMPTS } from './authorization-request.js';
+import { DEVICE_CODE_GRANT_TYPE } from './device-code-grant.js';
 import { oauthErrors } from './oauth-exception.filter.js';
 import { PublicJwk, SigningKeysService } from './signing-keys.service.js';
 
@@ -32,10 +33,11 @@ export class OidcController {
       jwks_uri: `${base}/oauth/discovery/keys`,
       revocation_endpoint: `${base}/oauth/revoke`,
       introspection_endpoint: `${base}/oauth/introspect`,
+      device_authorization_endpoint: `${base}/oauth/device_authorization`,
       scopes_supported: Object.keys(SCOPES),
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
+      grant_types_supported: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT_TYPE],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['RS256'],
       // none: public clients, which identify themselves by client_id and prove the code with PKCE.

@@ -7,6 +7,7 @@ import { ApplicationEntity } from './application.entity.js';
 import { IdTokenService } from './id-token.service.js';
 import { OAuthError } from './oauth.errors.js';
 import { PkceService } from './pkce.service.js';
+import { DEVICE_CODE_GRANT_TYPE, DeviceCodeGrant } from './device-code-grant.js';
 import { RefreshTokenGrant } from './refresh-token.grant.js';
 import { RefreshTokensService } from './refresh-tokens.service.js';
 import { TokenRequestParams } from './client-authentication.js';
@@ -46,6 +47,7 @@ export class TokenExchangeService {
     private readonly clock: Clock,
     private readonly refreshTokens: RefreshTokensService,
     private readonly refreshTokenGrant: RefreshTokenGrant,
+    private readonly deviceCodeGrant: DeviceCodeGrant,
   ) {}
 
   checkGrantType(params: TokenRequestParams): void {
@@ -57,6 +59,7 @@ export class TokenExchangeService {
 
   async exchange(application: ApplicationEntity, params: TokenRequestParams): Promise<TokenResponse> {
     if (params.grant_type === 'refresh_token') return this.refreshTokenGrant.exchange(application, params);
+    if (params.grant_type === DEVICE_CODE_GRANT_TYPE) return this.deviceCodeGrant.exchange(application, params);
     for (const name of ['code', 'redirect_uri'] as const) {
       if (!params[name]) throw new OAuthError('invalid_request', `${name} is required`);
     }
@@ -151,7 +154,7 @@ export class TokenExchangeService {
   }
 }
 
-const GRANT_TYPES = new Set(['authorization_code', 'refresh_token']);
+const GRANT_TYPES = new Set(['authorization_code', 'refresh_token', DEVICE_CODE_GRANT_TYPE]);
 
 interface CodeRow extends Record<string, unknown> {
   application_id: string;

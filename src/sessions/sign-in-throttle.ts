@@ -12,6 +12,8 @@ const WINDOW_MS = 15 * 60_000;
 export const SIGN_IN_LIMITS = { login: 10, ip: 50 } as const;
 /** Accounts one client address may create in an hour, and sign-ups refused as "taken" it may cause. */
 export const SIGN_UP_LIMIT = { perAddress: 10, failedPerAddress: 20, windowMs: 60 * 60_000 } as const;
+/** Wrong user codes (RFC 8628 §5.1, `/oauth/device`) allowed in the window: per signed-in user, and per client address. */
+export const DEVICE_CODE_LIMITS = { user: 10, ip: 50 } as const;
 
 /** "Try again in 15 minutes.": how long a throttled visitor waits, in the words the pages use. */
 export function tryAgainIn(seconds: number): string {
@@ -19,7 +21,7 @@ export function tryAgainIn(seconds: number): string {
   return `Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
 }
 
-type SubjectKind = 'login' | 'ip' | 'signup' | 'signup-failed';
+type SubjectKind = 'login' | 'ip' | 'signup' | 'signup-failed' | 'device-user' | 'device-ip';
 
 function subject(kind: SubjectKind, value: string): string {
   return `${kind}:${createHash('sha256').update(value.trim().toLowerCase()).digest('hex')}`;
@@ -76,7 +78,31 @@ export class SignInThrottle {
    * owner signing in must not wipe the guesses someone else made from elsewhere.
    */
   async recordSuccess(account: string, ip: string): Promise<void> {
-    for (const key of [subject('login', account), subject('ip', ip)]) {
+    await this.takeBack([subject('login', account), subject('ip', ip)]);
+  }
+
+  /**
+   * 0 when this user may try a user code at `/oauth/device`, in which case it is already recorded as a
+   * wrong code of the user and the address (`recordDeviceCodeFound` takes that back when the code
+   * exists); otherwise the seconds to wait, and nothing is recorded. Guessing a live code takes
+   * billions of tries (RFC 8628 §5.1): this keeps anyone far from that.
+   */
+  async reserveDeviceCodeAttempt(userId: string, ip: string): Promise<number> {
+    const { retryAfterSeconds } = await this.reserve([
+      { subject: subject('device-user', userId), limit: DEVICE_CODE_LIMITS.user, windowMs: WINDOW_MS },
+      { subject: subject('device-ip', ip), limit: DEVICE_CODE_LIMITS.ip, windowMs: WINDOW_MS },
+    ]);
+    if (retryAfterSeconds > 0) this.metrics.throttled('device_code');
+    return retryAfterSeconds;
+  }
+
+  async recordDeviceCodeFound(userId: string, ip: string): Promise<void> {
+    await this.takeBack([subject('device-user', userId), subject('device-ip', ip)]);
+  }
+
+  /** Deletes the newest row of each subject (which one does not change the count). */
+  private async takeBack(keys: string[]): Promise<void> {
+    for (const key of keys) {
       await this.failures.query(
         `DELETE FROM sign_in_failures WHERE id = (SELECT id FROM sign_in_failures WHERE subject = $1 ORDER BY created_at DESC, id DESC LIMIT 1)`,
         [key],

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { GrantsService } from '../../src/oauth/grants.service.js';
 import { ApplicationsService } from '../../src/oauth/applications.service.js';
+import { DeviceAuthorizationsService } from '../../src/oauth/device-authorizations.service.js';
 import { PersonalTokensService } from '../../src/personal-tokens/personal-tokens.service.js';
 import { UsersService } from '../../src/users/users.service.js';
 import { ROOT } from '../support/processes.js';
@@ -32,7 +33,7 @@ let t: TestApp;
 let browser: Browser;
 /** Cookies of a browser signed in as USER through the sign-in page. */
 let signedInState: Awaited<ReturnType<BrowserContext['storageState']>>;
-const data = { tokenId: '', applicationId: '', clientId: '', approvedId: '' };
+const data = { tokenId: '', applicationId: '', clientId: '', approvedId: '', userCode: '' };
 
 interface PageCase {
   /** File name stem of the screenshots, docs/screenshots/<name>-<width>.png */
@@ -120,6 +121,13 @@ const PAGES: PageCase[] = [
     name: 'consent',
     signedIn: true,
     open: visit(() => `/oauth/authorize?${authorizeQuery(data.clientId)}`, 'text=wants to use your Agora account'),
+  },
+  { name: 'device', signedIn: true, open: visit(() => '/oauth/device', '#user_code') },
+  { name: 'device-wrong-code', signedIn: true, open: visit(() => '/oauth/device?user_code=BBBB-BBBB', '.alert.error') },
+  {
+    name: 'device-consent',
+    signedIn: true,
+    open: visit(() => `/oauth/device?user_code=${data.userCode}`, 'text=Approve only if you started this'),
   },
   { name: 'explorer', signedIn: true, open: visit(() => '/explorer', '.graphiql-container') },
   { name: 'security', signedIn: true, open: visit(() => '/account/security', 'text=Where you are signed in') },
@@ -221,6 +229,9 @@ beforeAll(async () => {
   });
   data.applicationId = application.id;
   data.clientId = application.clientId;
+  const entity = (await applications.findByClientId(application.clientId))!;
+  const device = await t.get(DeviceAuthorizationsService).start(entity, { scope: 'openid profile email api read_api' });
+  data.userCode = device.user_code;
   const { application: approved } = await applications.create(user.id, {
     name: 'Orbit Tracker Community Edition',
     redirectUris: [CALLBACK],

@@ -11,6 +11,7 @@ import { SessionDevices1764000000001 } from './1764000000001-session-devices.js'
 import { HousekeepingRuns1795424666792 } from './1795424666792-housekeeping-runs.js';
 import { PublicClients1796000000001 } from './1796000000001-public-clients.js';
 import { RefreshTokens1796000000002 } from './1796000000002-refresh-tokens.js';
+import { DeviceAuthorizations1796000000003 } from './1796000000003-device-authorizations.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   HousekeepingRuns1795424666792,
   PublicClients1796000000001,
   RefreshTokens1796000000002,
+  DeviceAuthorizations1796000000003,
 ];

@@ -1,0 +1,134 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { QueryFailedError, Repository } from 'typeorm';
+import { isScope, parseScopeList } from '../auth/scopes.js';
+import { generateSecret, hashSecret, SecretPrefix } from '../auth/secret-token.js';
+import { Clock } from '../clock/clock.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.schema.js';
+import { ApplicationEntity } from './application.entity.js';
+import type { TokenRequestParams } from './client-authentication.js';
+import { DeviceAuthorizationEntity } from './device-authorization.entity.js';
+import { OAuthError } from './oauth.errors.js';
+import { formatUserCode, generateUserCode } from './user-code.js';
+
+/** The device authorization response (RFC 8628 §3.2). */
+export interface DeviceAuthorizationResponse {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete: string;
+  expires_in: number;
+  interval: number;
+}
+
+/** The least number of seconds between two polls of the token endpoint, at first (RFC 8628 §3.2). */
+export const DEVICE_POLL_INTERVAL_SECONDS = 5;
+
+/** What the page shows about a user code, when it names a live device authorization. */
+export type DeviceCodeLookup =
+  { found: 'pending'; applicationName: string; scopes: string[]; userCode: string } | { found: 'expired' | 'decided' } | { found: false };
+
+export type DeviceDecision = 'approved' | 'denied' | 'expired' | 'decided' | 'unknown';
+
+/**
+ * The device authorization endpoint and the page's side of the device flow (RFC 8628 §3.1–3.3): a
+ * client starts an authorization, the signed-in user finds it by its user code, and approves or
+ * denies it once. The client's polling is DeviceCodeGrant's.
+ */
+@Injectable()
+export class DeviceAuthorizationsService {
+  constructor(
+    @InjectRepository(DeviceAuthorizationEntity) private readonly devices: Repository<DeviceAuthorizationEntity>,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async start(application: ApplicationEntity, params: TokenRequestParams): Promise<DeviceAuthorizationResponse> {
+    const scopes = checkScopes(params.scope, application);
+    const deviceCode = generateSecret(SecretPrefix.oauthDeviceCode);
+    const now = this.clock.now();
+    const ttl = this.config.oauth.deviceCodeTtlMs;
+    for (let attempt = 1; ; attempt++) {
+      const userCode = generateUserCode();
+      try {
+        await this.devices.insert({
+          deviceCodeHash: hashSecret(deviceCode),
+          userCodeHash: hashSecret(userCode),
+          applicationId: application.id,
+          scopes,
+          status: 'pending',
+          intervalSeconds: DEVICE_POLL_INTERVAL_SECONDS,
+          createdAt: now,
+          expiresAt: new Date(now.getTime() + ttl),
+        });
+      } catch (err) {
+        // Two live authorizations with one user code: draw another (1 in 25 billion per live code).
+        if (attempt < 5 && isUniqueViolation(err)) continue;
+        throw err;
+      }
+      const verificationUri = `${this.config.baseUrl}/oauth/device`;
+      const shown = formatUserCode(userCode);
+      return {
+        device_code: deviceCode,
+        user_code: shown,
+        verification_uri: verificationUri,
+        verification_uri_complete: `${verificationUri}?user_code=${shown}`,
+        expires_in: ttl / 1000,
+        interval: DEVICE_POLL_INTERVAL_SECONDS,
+      };
+    }
+  }
+
+  /** The authorization a (normalised) user code names, for the page. */
+  async lookup(userCode: string): Promise<DeviceCodeLookup> {
+    const device = await this.devices.findOne({ where: { userCodeHash: hashSecret(userCode) }, relations: { application: true } });
+    if (!device?.application) return { found: false };
+    if (device.expiresAt <= this.clock.now()) return { found: 'expired' };
+    if (device.status !== 'pending') return { found: 'decided' };
+    return { found: 'pending', applicationName: device.application.name, scopes: device.scopes, userCode: formatUserCode(userCode) };
+  }
+
+  /** Approves or denies a pending, unexpired authorization: once, whoever tries at the same moment. */
+  async decide(userCode: string, user: { id: string; authTime: Date }, approve: boolean): Promise<DeviceDecision> {
+    const now = this.clock.now();
+    const userCodeHash = hashSecret(userCode);
+    const result = await this.devices
+      .createQueryBuilder()
+      .update()
+      .set({ status: approve ? 'approved' : 'denied', userId: user.id, authTime: user.authTime, decidedAt: now })
+      .where(`user_code_hash = :userCodeHash AND status = 'pending' AND expires_at > :now`, { userCodeHash, now })
+      .execute();
+    if (result.affected === 1) return approve ? 'approved' : 'denied';
+    const device = await this.devices.findOne({ where: { userCodeHash } });
+    if (!device) return 'unknown';
+    return device.expiresAt <= now ? 'expired' : 'decided';
+  }
+
+  /**
+   * Deletes device authorizations that expired more than a day ago (kept that long so a device code
+   * presented again is still told apart from an unknown one).
+   */
+  async purgeExpired(): Promise<number> {
+    const before = new Date(this.clock.now().getTime() - RETENTION_MS);
+    const result = await this.devices.createQueryBuilder().delete().where('expires_at <= :before', { before }).execute();
+    return result.affected ?? 0;
+  }
+}
+
+const RETENTION_MS = 24 * 3_600_000;
+
+/** The scopes asked for, as the authorization endpoint checks them: known, and ones the application may request. */
+function checkScopes(scope: string | undefined, application: ApplicationEntity): string[] {
+  const scopes = parseScopeList(scope ?? '');
+  if (scopes.length === 0) throw new OAuthError('invalid_scope', 'scope is required, for example "openid api"');
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length) throw new OAuthError('invalid_scope', `Unknown scope: ${unknown.join(' ')}`);
+  const notAllowed = scopes.filter((s) => !application.scopes.includes(s));
+  if (notAllowed.length) throw new OAuthError('invalid_scope', `The application may not request: ${notAllowed.join(' ')}`);
+  return scopes;
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return err instanceof QueryFailedError && (err.driverError as { code?: string } | undefined)?.code === '23505';
+}

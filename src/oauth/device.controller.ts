@@ -1,0 +1,91 @@
+import { Body, Controller, Get, Post, Query, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import type { SignedInUser } from '../sessions/sessions.service.js';
+import { SignInThrottle, tryAgainIn } from '../sessions/sign-in-throttle.js';
+import type { PageResult } from '../web/page-result.js';
+import { seeOther, view } from '../web/page-result.js';
+import { Pages, SignedIn } from '../web/pages.decorator.js';
+import { DeviceAuthorizationsService, DeviceCodeLookup } from './device-authorizations.service.js';
+import { deviceCodePage, deviceConsentPage } from './device.pages.js';
+import { normalizeUserCode } from './user-code.js';
+
+const MALFORMED = 'That is not a code from Agora: codes are 8 letters, like BCDF-GHJK. Check the code your device shows.';
+const UNKNOWN = 'No device is waiting for this code. Check it against the one your device shows, or start again on the device.';
+const EXPIRED = 'This code has expired. Start again on your device to get a new one.';
+const DECIDED = 'This code has already been used. Start again on your device if it is still waiting.';
+
+/**
+ * `/oauth/device`, the verification URI of the device flow (RFC 8628 §3.3): a signed-in user enters
+ * the code their device shows (or arrives with it in `user_code`), sees what the application asks for,
+ * and approves or denies it. Every lookup of a code that does not exist counts against the user and
+ * the address (SignInThrottle), so codes cannot be guessed.
+ */
+@Controller('oauth/device')
+@Pages()
+export class DeviceController {
+  constructor(
+    private readonly devices: DeviceAuthorizationsService,
+    private readonly throttle: SignInThrottle,
+  ) {}
+
+  @Get()
+  async show(@Req() req: FastifyRequest, @SignedIn() signedIn: SignedInUser, @Query('user_code') typed?: unknown): Promise<PageResult> {
+    const { user } = signedIn;
+    if (typeof typed !== 'string' || typed.trim() === '') {
+      return view((c) => deviceCodePage({ user, csrfToken: c.csrfToken, notice: c.flash?.notice }));
+    }
+    const found = await this.find(req, signedIn, typed);
+    if ('error' in found) {
+      return view((c) => deviceCodePage({ user, csrfToken: c.csrfToken, userCode: typed, error: found.error }), {
+        status: found.status,
+        headers: found.headers,
+      });
+    }
+    return view((c) => deviceConsentPage({ user, csrfToken: c.csrfToken, ...found }));
+  }
+
+  @Post()
+  async decide(@Req() req: FastifyRequest, @SignedIn() signedIn: SignedInUser, @Body() body: Record<string, unknown>): Promise<PageResult> {
+    const { user } = signedIn;
+    const typed = typeof body.user_code === 'string' ? body.user_code : '';
+    const refused = (error: string, status: number, headers?: Record<string, string>) =>
+      view((c) => deviceCodePage({ user, csrfToken: c.csrfToken, userCode: typed, error }), { status, headers });
+    if (body.decision !== 'approve' && body.decision !== 'deny')
+      return refused('The form must say decision=approve or decision=deny.', 400);
+    const found = await this.find(req, signedIn, typed);
+    if ('error' in found) return refused(found.error, found.status, found.headers);
+    const decision = await this.devices.decide(
+      normalizeUserCode(typed)!,
+      { id: user.id, authTime: signedIn.authTime },
+      body.decision === 'approve',
+    );
+    if (decision === 'approved') {
+      return seeOther('/oauth/device', {
+        path: '/oauth/device',
+        notice: `${found.applicationName} is connected to your account. Return to your device: it continues by itself.`,
+      });
+    }
+    if (decision === 'denied') {
+      return seeOther('/oauth/device', { path: '/oauth/device', notice: `Denied: ${found.applicationName} was not given access.` });
+    }
+    // Decided or expired between the lookup and now.
+    return refused(decision === 'expired' ? EXPIRED : DECIDED, 400);
+  }
+
+  /** The pending authorization a typed code names, or the message for the page (wrong codes counted first). */
+  private async find(
+    req: FastifyRequest,
+    signedIn: SignedInUser,
+    typed: string,
+  ): Promise<Extract<DeviceCodeLookup, { found: 'pending' }> | { error: string; status: number; headers?: Record<string, string> }> {
+    const userCode = normalizeUserCode(typed);
+    if (!userCode) return { error: MALFORMED, status: 400 };
+    const wait = await this.throttle.reserveDeviceCodeAttempt(signedIn.user.id, req.ip);
+    if (wait > 0) return { error: `Too many wrong codes. ${tryAgainIn(wait)}`, status: 429, headers: { 'retry-after': String(wait) } };
+    const found = await this.devices.lookup(userCode);
+    if (found.found === false) return { error: UNKNOWN, status: 400 };
+    await this.throttle.recordDeviceCodeFound(signedIn.user.id, req.ip);
+    if (found.found !== 'pending') return { error: found.found === 'expired' ? EXPIRED : DECIDED, status: 400 };
+    return found;
+  }
+}
