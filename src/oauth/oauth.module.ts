@@ -12,6 +12,7 @@ import { AuthorizationCodesService } from './authorization-codes.service.js';
 import { AuthorizationRequestValidator } from './authorization-request.js';
 import { AuthorizeController } from './authorize.controller.js';
 import { ClientAuthenticator } from './client-authentication.js';
+import { ClientCors } from './cors/client-cors.js';
 import { GrantEntity } from './grant.entity.js';
 import { GrantsService } from './grants.service.js';
 import { IdTokenService } from './id-token.service.js';
@@ -36,6 +37,7 @@ import { TokenController } from './token.controller.js';
     AuthorizationCodesService,
     AuthorizationRequestValidator,
     ClientAuthenticator,
+    ClientCors,
     GrantsService,
     IdTokenService,
     PkceService,
@@ -44,7 +46,7 @@ import { TokenController } from './token.controller.js';
     TokenExchangeService,
   ],
   controllers: [AuthorizeController, TokenController, OidcController],
-  exports: [ApplicationsService, AccessTokensService, AuthorizationCodesService, GrantsService, SigningKeysService],
+  exports: [ClientCors, ApplicationsService, AccessTokensService, AuthorizationCodesService, GrantsService, SigningKeysService],
 })
 export class OAuthModule implements OnModuleInit {
   constructor(private readonly errorMappers: ErrorMappers) {}
