@@ -202,9 +202,9 @@ describe('CORS for single-page apps (public clients)', () => {
     const origin = freshOrigin();
     const app = await publicAppOn(origin);
     expect((await call('POST', '/graphql', { origin })).headers.get('access-control-allow-origin')).toBe(origin);
-    await t.get(DataSource).query(`UPDATE oauth_applications SET redirect_uris = ARRAY['https://elsewhere.example/cb'] WHERE id = $1`, [
-      app.applicationId,
-    ]);
+    await t
+      .get(DataSource)
+      .query(`UPDATE oauth_applications SET redirect_uris = ARRAY['https://elsewhere.example/cb'] WHERE id = $1`, [app.applicationId]);
     // Heard before the UPDATE returns on the embedded database; on a server, within the revocation bound.
     let allowed: string | null = origin;
     for (let i = 0; i < 40 && allowed !== null; i++) {

@@ -20,7 +20,8 @@ export class AllowedOrigins {
         continue;
       }
       if (url.protocol !== 'https:' && url.protocol !== 'http:') continue;
-      if (url.protocol === 'http:' && LOOPBACK_IP.has(url.hostname) && !hasExplicitPort(uri, url)) this.anyPort.add(`http://${url.hostname}`);
+      if (url.protocol === 'http:' && LOOPBACK_IP.has(url.hostname) && !hasExplicitPort(uri, url))
+        this.anyPort.add(`http://${url.hostname}`);
       else this.exact.add(url.origin);
     }
   }

@@ -8,7 +8,8 @@ import { AllowedOrigins } from './allowed-origins.js';
 import { CORS_ROUTES } from './cors-routes.js';
 
 const ALLOWED_HEADERS = 'Authorization, Content-Type';
-const EXPOSED_HEADERS = 'WWW-Authenticate, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Used, X-RateLimit-Reset, X-Request-Id';
+const EXPOSED_HEADERS =
+  'WWW-Authenticate, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Used, X-RateLimit-Reset, X-Request-Id';
 const MAX_AGE_SECONDS = '600';
 
 /**
