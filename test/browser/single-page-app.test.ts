@@ -151,7 +151,7 @@ describe('a single-page app on another origin (public client)', () => {
     await page.waitForSelector('text=Flight log');
     await page.click('button[value=approve]');
     await page.waitForURL(`${spa.origin}/callback?**`);
-    await page.waitForFunction(() => document.getElementById('viewer')!.textContent || document.getElementById('error')!.textContent);
+    await page.waitForFunction("document.getElementById('viewer').textContent || document.getElementById('error').textContent");
     expect(await page.textContent('#error')).toBe('');
     expect(await page.textContent('#viewer')).toBe(`Signed in as ${USER.name}`);
     // The reads went through CORS (a preflight for /graphql: JSON and Authorization), not around it.
@@ -162,7 +162,7 @@ describe('a single-page app on another origin (public client)', () => {
   it('refuses a page on an unregistered origin: its fetches to the token endpoint and /graphql reject', async () => {
     const page = await newPage();
     await page.goto(`${foreign.origin}/`);
-    await page.waitForFunction(() => document.getElementById('results')!.textContent);
+    await page.waitForFunction("document.getElementById('results').textContent");
     const results = JSON.parse((await page.textContent('#results'))!) as Record<string, string>;
     expect(results).toEqual({ token: 'rejected TypeError', graphql: 'rejected TypeError', discovery: 'rejected TypeError' });
     await page.context().close();
