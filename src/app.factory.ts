@@ -11,6 +11,7 @@ import { TextBoundaryGuard } from './errors/text-boundary.guard.js';
 import { LegacyOpenApi } from './legacy-api/openapi.js';
 import { DatabaseTarget } from './database/database-target.js';
 import { PinoNestLogger, requestId } from './logging/logger.js';
+import { ClientCors } from './oauth/cors/client-cors.js';
 import { HttpMetrics } from './metrics/http-metrics.js';
 import { HttpDrain } from './shutdown/http-drain.js';
 import { traceFields } from './telemetry/trace-context.js';
@@ -66,6 +67,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
     void reply.headers(headers).header('x-request-id', req.id);
     done();
   });
+  app.get(ClientCors).attach(fastify);
   app.get(HttpDrain).attach(fastify);
   app.get(HttpMetrics).attach(fastify);
   app.get(PageRenderer).attach(fastify);

@@ -17,20 +17,30 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+interface FormValues {
+  name: string;
+  redirect_uris: string;
+  scopes: string[];
+  client_type?: string;
+  post_logout_redirect_uris?: string;
+}
+
 /** The form's fields with repeated `scopes`. */
-function formBody(page: string, values: { name: string; redirect_uris: string; scopes: string[] }): URLSearchParams {
+function formBody(page: string, values: FormValues): URLSearchParams {
   const body = new URLSearchParams({ _csrf: formFields(page)._csrf!, name: values.name, redirect_uris: values.redirect_uris });
   for (const s of values.scopes) body.append('scopes', s);
+  if (values.client_type !== undefined) body.set('client_type', values.client_type);
+  if (values.post_logout_redirect_uris !== undefined) body.set('post_logout_redirect_uris', values.post_logout_redirect_uris);
   return body;
 }
 
 /** Posts the registration form: the answer (a 303 to the new application's page, or 422). */
-async function register(values: { name: string; redirect_uris: string; scopes: string[] }): Promise<Response> {
+async function register(values: FormValues): Promise<Response> {
   return browser.post('/applications', formBody(await (await browser.get('/applications')).text(), values));
 }
 
 /** Registers an application and opens the page the form leads to: its id and that page (with the secret, once). */
-async function registered(values: { name: string; redirect_uris: string; scopes: string[] }): Promise<{ id: string; html: string }> {
+async function registered(values: FormValues): Promise<{ id: string; html: string }> {
   const res = await register(values);
   expect(res.status).toBe(303);
   const location = res.headers.get('location')!;
@@ -232,5 +242,90 @@ describe('deleting an application from its page', () => {
     expect(await (await browser.get('/applications')).text()).not.toContain('Short-lived');
     expect((await browser.get(`/applications/${id}`)).status).toBe(404);
     expect((await graphql(t.url, '{ viewer { id } }', { bearer: tokens.access_token })).status).toBe(401);
+  });
+});
+
+describe('public and confidential applications', () => {
+  it('registers a public application: no secret shown, its type on the page and the list, no way to rotate a secret', async () => {
+    const form = await (await browser.get('/applications')).text();
+    expect(form).toMatch(/<input type="radio" name="client_type" value="confidential" checked \/>/);
+    expect(form).toContain('Public — a single-page, mobile, desktop or command-line app: no secret, PKCE only');
+    expect(form).toContain('The type cannot be changed after registering.');
+    const { id, html: page } = await registered({
+      name: 'Phone App',
+      client_type: 'public',
+      redirect_uris: 'com.example.phone:/callback\nhttp://127.0.0.1/callback',
+      post_logout_redirect_uris: 'com.example.phone:/signed-out',
+      scopes: ['openid', 'api'],
+    });
+    expect(secretOf(page)).toBeUndefined();
+    expect(page).not.toContain('Application Secret');
+    expect(page).toContain('Application registered.');
+    expect(page).toMatch(/<strong>Public<\/strong>: no secret/);
+    expect(page).toContain('it cannot be changed');
+    expect(page).toContain('<code>com.example.phone:/signed-out</code>');
+    expect(page).not.toContain('Regenerate secret');
+    expect(page).not.toContain('name="client_type"');
+    const list = await (await browser.get('/applications')).text();
+    expect(list).toMatch(/data-label="Type">Public</);
+    expect((await browser.get(`/applications/${id}/secret`)).status).toBe(422);
+    const detail = await (await browser.get(`/applications/${id}`)).text();
+    const refused = await browser.post(`/applications/${id}/secret`, new URLSearchParams({ _csrf: formFields(detail)._csrf! }));
+    expect(refused.status).toBe(422);
+    // Editing keeps it public, whatever the form says.
+    const edited = formBody(detail, {
+      name: 'Phone App 2',
+      redirect_uris: 'com.example.phone:/callback',
+      scopes: ['api'],
+      client_type: 'confidential',
+    });
+    const { posted, html: after } = await browser.submit(`/applications/${id}`, edited);
+    expect(posted.status).toBe(303);
+    expect(after).toMatch(/<strong>Public<\/strong>: no secret/);
+    expect(secretOf(after)).toBeUndefined();
+    // The post-logout redirect URIs left empty are cleared.
+    expect(after).not.toContain('com.example.phone:/signed-out');
+  });
+
+  it('shows a confidential application as such, with its secret and post-logout redirect URIs', async () => {
+    const { html: page } = await registered({
+      name: 'Web App',
+      client_type: 'confidential',
+      redirect_uris: 'https://web.example.com/cb',
+      post_logout_redirect_uris: 'https://web.example.com/bye',
+      scopes: ['openid'],
+    });
+    expect(secretOf(page)).toBeDefined();
+    expect(page).toMatch(/<strong>Confidential<\/strong>: authenticates with its secret/);
+    expect(page).toContain('<code>https://web.example.com/bye</code>');
+    expect(page).toContain('Regenerate secret');
+  });
+
+  it('refuses a private-use scheme for a confidential client, a bad post-logout URI and an unknown type, beside their fields', async () => {
+    const res = await register({
+      name: 'Mixed',
+      client_type: 'confidential',
+      redirect_uris: 'com.example.app:/callback',
+      post_logout_redirect_uris: 'https://ok.example/bye#frag',
+      scopes: ['api'],
+    });
+    expect(res.status).toBe(422);
+    const page = await res.text();
+    expect(page).toContain('<p class="field-error" id="redirect-uris-error" role="alert">Redirect URIs must use https');
+    expect(page).toContain(
+      '<p class="field-error" id="post-logout-redirect-uris-error" role="alert">Redirect URIs must not contain a fragment',
+    );
+    expect(page).toContain('https://ok.example/bye#frag</textarea>');
+    expect(page).toMatch(/value="confidential" checked/);
+
+    const publicOne = await register({ name: 'Native', client_type: 'public', redirect_uris: 'ftp://x', scopes: ['api'] });
+    const publicPage = await publicOne.text();
+    expect(publicPage).toContain('or a private-use scheme in reverse domain form such as com.example.app:/callback');
+    // The choice is kept when the form comes back.
+    expect(publicPage).toMatch(/value="public" checked/);
+
+    const unknown = await register({ name: 'Odd', client_type: 'spa', redirect_uris: 'https://x.example/cb', scopes: ['api'] });
+    expect(unknown.status).toBe(422);
+    expect(await unknown.text()).toContain('<p class="field-error" id="client-type-error" role="alert">Choose confidential or public');
   });
 });

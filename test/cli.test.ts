@@ -282,6 +282,10 @@ describe('administration CLI', () => {
       ['apps:create', '--owner', 'grace', '--name', 'x', '--redirect-uri', 'http://localhost/cb', '--scopes', 'openid admin'],
       /^agora: --scopes: unknown scope "admin"/,
     ],
+    [
+      ['apps:create', '--owner', 'grace', '--name', 'x', '--redirect-uri', 'http://localhost/cb', '--type', 'spa'],
+      /^agora: --type: must be "confidential" or "public", not "spa"/,
+    ],
     [['legacy:usage', '--days', 'abc'], /^agora: --days: must be a whole number of days from 1 to 3660, not "abc"/],
     [['legacy:usage', '--days', '1.5'], /^agora: --days: must be a whole number of days/],
     [['tokens:create', '--user', 'grace', '--name'], /^agora: --name needs a value/],
@@ -351,8 +355,10 @@ describe('administration CLI', () => {
     expect(listed).toEqual({
       clientId: shown,
       name: 'Listed client',
+      clientType: 'confidential',
       owner: owner.username,
       redirectUris: ['http://localhost:4000/cb'],
+      postLogoutRedirectUris: [],
       scopes: 'openid api',
       createdAt: expect.any(String),
       secretRotatedAt: null,
@@ -383,6 +389,71 @@ describe('administration CLI', () => {
     const unknown = await runCli(t.databaseEnv, 'apps:rotate-secret', '--id', 'no-such-application');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toBe('agora: --id: No application with id "no-such-application"\n');
+  });
+
+  it('registers a public application: no secret, its type in the output and the list, no secret to rotate', async () => {
+    const owner = await createUser(t);
+    const created = await runCli(
+      t.databaseEnv,
+      ...['apps:create', '--owner', owner.username, '--name', 'Desktop app', '--type', 'public'],
+      ...['--redirect-uri', 'http://127.0.0.1/callback', '--redirect-uri', 'com.example.desktop:/callback'],
+      ...['--post-logout-redirect-uri', 'http://127.0.0.1/signed-out', '--post-logout-redirect-uri', 'https://app.example.com/bye'],
+    );
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    expect(created.json).toEqual({
+      clientId: expect.stringMatching(/^[0-9a-f]{40}$/),
+      clientType: 'public',
+      redirectUri: 'http://127.0.0.1/callback',
+      redirectUris: ['http://127.0.0.1/callback', 'com.example.desktop:/callback'],
+      postLogoutRedirectUris: ['http://127.0.0.1/signed-out', 'https://app.example.com/bye'],
+      scopes: 'openid profile email api read_api',
+      id: expect.any(String),
+    });
+    expect(created.stdout).not.toMatch(/secret"|agora_ocs_/);
+    const [row] = (await t.get(DataSource).query('SELECT client_secret_hash FROM oauth_applications WHERE id = $1', [created.json.id])) as {
+      client_secret_hash: string | null;
+    }[];
+    expect(row!.client_secret_hash).toBeNull();
+
+    const confidential = await runCli(
+      t.databaseEnv,
+      ...['apps:create', '--owner', owner.username, '--name', 'Web app', '--redirect-uri', 'https://web.example.com/cb'],
+    );
+    expect(confidential.json).toMatchObject({ clientSecret: expect.stringMatching(/^agora_ocs_/), clientType: 'confidential' });
+    expect(confidential.json.postLogoutRedirectUris).toBeUndefined();
+
+    const listed = await runCli(t.databaseEnv, 'apps:list', '--owner', owner.username);
+    expect(listed.json.applications.map((a: { name: string; clientType: string }) => [a.name, a.clientType])).toEqual(
+      expect.arrayContaining([
+        ['Desktop app', 'public'],
+        ['Web app', 'confidential'],
+      ]),
+    );
+
+    const rotate = await runCli(t.databaseEnv, 'apps:rotate-secret', '--id', created.json.clientId);
+    expect(rotate.code).toBe(1);
+    expect(rotate.stdout).toBe('');
+    expect(rotate.stderr).toBe('agora: --id: A public client has no secret to rotate: it proves itself with PKCE alone\n');
+  });
+
+  it('refuses a private-use scheme for a confidential application, with the field it is about', async () => {
+    const owner = await createUser(t);
+    const result = await runCli(
+      t.databaseEnv,
+      ...['apps:create', '--owner', owner.username, '--name', 'x', '--redirect-uri', 'com.example.app:/cb'],
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^agora: --redirect-uri: Redirect URIs must use https/);
+  });
+
+  it('lists an application nobody owns yet with owner null', async () => {
+    const { application } = await t
+      .get(ApplicationsService)
+      .create(null, { name: 'Registered dynamically', redirectUris: ['https://mcp.example.com/cb'], scopes: ['openid'] }, 'public');
+    const listed = await runCli(t.databaseEnv, 'apps:list');
+    const entry = listed.json.applications.find((a: { id: string }) => a.id === application.id);
+    expect(entry).toMatchObject({ name: 'Registered dynamically', owner: null, clientType: 'public' });
   });
 
   it('creates a user whose password is the first line of standard input', async () => {

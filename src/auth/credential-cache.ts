@@ -24,6 +24,8 @@ const MAX_ENTRIES = 10_000;
 export class CredentialCache {
   private readonly principals = new Map<string, Entry<Principal>>();
   private readonly clients = new Map<string, Entry<CachedClient>>();
+  /** Derived from every OAuth client (the browser origins allowed by CORS): dropped on any client change. */
+  private readonly derived = new Map<string, Entry<unknown>>();
   private suspended = false;
   private evictions = 0;
   private trustedUntil = Infinity;
@@ -81,9 +83,20 @@ export class CredentialCache {
     this.write(this.clients, clientId, client, nowMs, generation);
   }
 
+  /** A value computed from all OAuth clients together, such as the origins CORS allows. */
+  getDerived<V>(key: string, nowMs: number): V | undefined {
+    return this.read(this.derived, key, nowMs) as V | undefined;
+  }
+
+  setDerived(key: string, value: unknown, nowMs: number, generation: number): void {
+    this.write(this.derived, key, value, nowMs, generation);
+  }
+
   /** A token, or an OAuth client, by its id. */
   forgetCredential(credentialId: string): void {
     this.evictions++;
+    // Which credential a derived value depends on is not tracked: any change drops them all.
+    this.derived.clear();
     for (const [key, entry] of this.principals) if (entry.value.credential.id === credentialId) this.principals.delete(key);
     for (const [key, entry] of this.clients) if (entry.value.id === credentialId) this.clients.delete(key);
   }
@@ -97,6 +110,7 @@ export class CredentialCache {
     this.evictions++;
     this.principals.clear();
     this.clients.clear();
+    this.derived.clear();
   }
 
   get size(): number {

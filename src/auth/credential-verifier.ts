@@ -72,6 +72,21 @@ export class CredentialVerifier {
   }
 
   /**
+   * A value computed from every OAuth client (the origins CORS allows), from the cache or from `load`;
+   * forgotten whenever any client or token changes, here and, through the notification, on every
+   * instance. A client added on another instance is seen here within the cache's TTL.
+   */
+  async derivedFromClients<V>(key: string, load: () => Promise<V>): Promise<V> {
+    const now = this.clock.now().getTime();
+    const cached = this.cache.getDerived<V>(key, now);
+    if (cached !== undefined) return cached;
+    const generation = this.cache.generation;
+    const value = await load();
+    this.cache.setDerived(key, value, now, generation);
+    return value;
+  }
+
+  /**
    * Tokens or OAuth clients, by id, after their change has committed: forgotten here at once, and
    * resolved when no instance will accept them any more (see CredentialChangeListener.barrier).
    */

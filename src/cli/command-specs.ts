@@ -1,4 +1,4 @@
-import { isoDate, migrationName, scopeList, ValueCheck, wholeNumber } from './flag-values.js';
+import { isoDate, migrationName, oneOf, scopeList, ValueCheck, wholeNumber } from './flag-values.js';
 
 export interface FlagSpec {
   /** Placeholder for the value in the usage line (`U`); absent for a switch that takes none. */
@@ -101,8 +101,14 @@ const commands = {
     example: 'apps:list --owner ada',
   },
   'apps:create': {
-    summary: 'Registers an OAuth application and prints its client id and secret (the secret shown this once)',
+    summary: 'Registers an OAuth application and prints its client id and, for a confidential one, its secret (shown this once)',
     flags: {
+      type: {
+        value: 'T',
+        description:
+          'confidential (a server-side app with a secret, the default) or public (single-page, native or CLI app: no secret, PKCE only)',
+        check: oneOf(['confidential', 'public']),
+      },
       owner: { value: 'U', description: 'Username of the owner, whose dashboard lists the application', required: true },
       name: { value: 'N', description: 'Name shown to users on the consent page', required: true },
       'redirect-uri': {
@@ -112,12 +118,20 @@ const commands = {
         repeatable: true,
       },
       scopes: { value: '"openid api …"', description: 'Space-separated scopes the application may ask for', check: scopeList },
+      'post-logout-redirect-uri': {
+        value: 'URI',
+        description: 'Where the application may send users after signing them out; repeat the flag for several (optional)',
+        repeatable: true,
+      },
     },
     example: 'apps:create --owner ada --name "Example client" --redirect-uri http://localhost:4000/callback --scopes "openid profile api"',
-    notes: ['Scopes default to "openid profile email api read_api".'],
+    notes: [
+      'Scopes default to "openid profile email api read_api".',
+      'The type cannot be changed later. A public client may also use http://127.0.0.1/… redirect URIs (any port) and private-use schemes such as com.example.app:/callback.',
+    ],
   },
   'apps:rotate-secret': {
-    summary: "Replaces an application's client secret and prints the new one; the old one stops working at once",
+    summary: "Replaces a confidential application's client secret and prints the new one; the old one stops working at once",
     flags: {
       id: { value: 'ID', description: 'Application ID as the dashboard and apps:list show it (the internal id works too)', required: true },
     },

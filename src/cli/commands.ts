@@ -7,7 +7,7 @@ import { ApplicationsService } from '../oauth/applications.service.js';
 import { SigningKeysService } from '../oauth/signing-keys.service.js';
 import { DemoSeeder } from '../events/demo-seed.js';
 import { LegacyApiUsageService } from '../legacy-api/legacy-api-usage.service.js';
-import { Application } from '../oauth/application.model.js';
+import { Application, ClientType } from '../oauth/application.model.js';
 import { CommandName } from './command-specs.js';
 import { Flags } from './parse-command-line.js';
 
@@ -36,8 +36,11 @@ function listedApplication(application: Application, owner: string | undefined) 
   return {
     clientId: application.clientId,
     name: application.name,
-    owner,
+    clientType: application.clientType,
+    // Null for an application registered dynamically and not claimed yet.
+    owner: owner ?? null,
     redirectUris: application.redirectUris,
+    postLogoutRedirectUris: application.postLogoutRedirectUris,
     scopes: application.scopes.join(' '),
     createdAt: application.createdAt,
     secretRotatedAt: application.secretRotatedAt,
@@ -107,16 +110,22 @@ export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
   },
   async 'apps:create'(app, flags) {
     const owner = await app.get(UsersService).getByUsername(value(flags, 'owner'));
-    const { application, clientSecret } = await app.get(ApplicationsService).create(owner.id, {
+    const clientType = (optional(flags, 'type') ?? 'confidential') as ClientType;
+    const input = {
       name: value(flags, 'name'),
       redirectUris: list(flags, 'redirect-uri'),
+      postLogoutRedirectUris: list(flags, 'post-logout-redirect-uri'),
       scopes: parseScopeList(optional(flags, 'scopes') ?? DEFAULT_APP_SCOPES),
-    });
+    };
+    const { application, clientSecret } = await app.get(ApplicationsService).create(owner.id, input, clientType);
     return {
       clientId: application.clientId,
-      clientSecret,
+      // A public client has none: the key is left out rather than null.
+      ...(clientSecret === undefined ? {} : { clientSecret }),
+      clientType: application.clientType,
       redirectUri: application.redirectUris[0],
       redirectUris: application.redirectUris,
+      ...(application.postLogoutRedirectUris.length ? { postLogoutRedirectUris: application.postLogoutRedirectUris } : {}),
       scopes: application.scopes.join(' '),
       id: application.id,
     };

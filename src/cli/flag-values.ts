@@ -41,3 +41,8 @@ export function wholeNumber(min: number, max: number, unit: string): ValueCheck 
 /** The name of a new migration file. */
 export const migrationName: ValueCheck = (value) =>
   /^[a-z][a-z0-9-]*$/.test(value) ? undefined : `must be lowercase words joined by "-", such as add-events, not "${value}"`;
+
+/** One of a few words. */
+export function oneOf(choices: readonly string[]): ValueCheck {
+  return (value) => (choices.includes(value) ? undefined : `must be ${choices.map((c) => `"${c}"`).join(' or ')}, not "${value}"`);
+}

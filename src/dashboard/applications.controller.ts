@@ -2,6 +2,8 @@ import { Body, Controller, Get, Inject, Param, Post } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { DomainError } from '../errors/domain-error.js';
+import { CLIENT_TYPES, type ClientType } from '../oauth/application.model.js';
+import { ApplicationError } from '../oauth/applications.errors.js';
 import { ApplicationsService } from '../oauth/applications.service.js';
 import { GrantsService } from '../oauth/grants.service.js';
 import type { SignedInUser } from '../sessions/sessions.service.js';
@@ -10,6 +12,7 @@ import type { PageResult } from '../web/page-result.js';
 import { seeOther, view } from '../web/page-result.js';
 import { Pages, SignedIn } from '../web/pages.decorator.js';
 import {
+  ApplicationFormValues,
   applicationPage,
   applicationsPage,
   authorizedPage,
@@ -19,7 +22,28 @@ import {
 } from './applications.pages.js';
 
 function applicationInput(body: Record<string, unknown>) {
-  return { name: formText(body.name), redirectUris: formText(body.redirect_uris).split(/\r?\n/), scopes: formList(body.scopes) };
+  return {
+    name: formText(body.name),
+    redirectUris: formText(body.redirect_uris).split(/\r?\n/),
+    postLogoutRedirectUris: formText(body.post_logout_redirect_uris).split(/\r?\n/),
+    scopes: formList(body.scopes),
+  };
+}
+
+/** What was typed, to show the form again with its errors. */
+function formValues(body: Record<string, unknown>, scopes: string[]): ApplicationFormValues {
+  return {
+    name: formText(body.name),
+    redirectUris: formText(body.redirect_uris),
+    postLogoutRedirectUris: formText(body.post_logout_redirect_uris),
+    scopes,
+  };
+}
+
+/** The type chosen on the registration form; a form without one registers a confidential client, as before. */
+function clientTypeOf(body: Record<string, unknown>): ClientType | undefined {
+  const value = body.client_type === undefined ? 'confidential' : formText(body.client_type);
+  return (CLIENT_TYPES as readonly string[]).includes(value) ? (value as ClientType) : undefined;
 }
 
 function isInvalidInput(err: unknown): err is DomainError {
@@ -48,8 +72,10 @@ export class ApplicationsController {
   @Post('applications')
   async create(@SignedIn() signedIn: SignedInUser, @Body() body: Record<string, unknown>): Promise<PageResult> {
     const input = applicationInput(body);
+    const clientType = clientTypeOf(body);
     try {
-      const { application, clientSecret } = await this.applications.create(signedIn.user.id, input);
+      if (!clientType) throw new ApplicationError('INVALID_CLIENT_TYPE', 'Choose confidential or public', 'clientType');
+      const { application, clientSecret } = await this.applications.create(signedIn.user.id, input, clientType);
       const path = `/applications/${application.id}`;
       return seeOther(path, {
         path,
@@ -59,7 +85,7 @@ export class ApplicationsController {
     } catch (err) {
       if (!isInvalidInput(err)) throw err;
       const applications = await this.applications.listForOwner(signedIn.user.id);
-      const values = { name: input.name, redirectUris: formText(body.redirect_uris), scopes: input.scopes };
+      const values = { ...formValues(body, input.scopes), clientType: formText(body.client_type) };
       return view((c) => applicationsPage({ signedIn, csrfToken: c.csrfToken, applications, errors: fieldErrors(err), values }), {
         status: 422,
       });
@@ -90,7 +116,7 @@ export class ApplicationsController {
       return seeOther(`/applications/${id}`, { path: `/applications/${id}`, notice: 'Saved.' });
     } catch (err) {
       if (!isInvalidInput(err)) throw err;
-      const values = { name: input.name, redirectUris: formText(body.redirect_uris), scopes: input.scopes };
+      const values = formValues(body, input.scopes);
       return view(
         (c) =>
           applicationPage({
@@ -109,6 +135,8 @@ export class ApplicationsController {
   @Get('applications/:id/secret')
   async confirmRegenerate(@SignedIn() signedIn: SignedInUser, @Param('id') id: string): Promise<PageResult> {
     const application = await this.applications.get(id, signedIn.user.id);
+    if (application.clientType === 'public')
+      throw new ApplicationError('PUBLIC_CLIENT', 'A public client has no secret to rotate: it proves itself with PKCE alone', 'id');
     return view((c) => confirmRegeneratePage({ signedIn, csrfToken: c.csrfToken, application }));
   }
 

@@ -1,5 +1,5 @@
 import { SCOPES, ScopeName } from '../auth/scopes.js';
-import type { Application } from '../oauth/application.model.js';
+import { type Application, CLIENT_TYPES, type ClientType } from '../oauth/application.model.js';
 import type { AuthorizedApplication } from '../oauth/grants.service.js';
 import type { SignedInUser } from '../sessions/sessions.service.js';
 import { isoDay } from '../web/form-values.js';
@@ -22,23 +22,79 @@ function scopeChecks(chosen: string[]) {
   </fieldset>`;
 }
 
-/** Name, redirect URIs and scopes: the same fields to register an application and to edit it. */
-function applicationFields(values: { name: string; redirectUris: string; scopes: string[] }, errors: Record<string, string> = {}) {
+const CLIENT_TYPE_LABELS: Record<ClientType, string> = {
+  confidential: 'Confidential — a server-side web app that can keep a secret',
+  public: 'Public — a single-page, mobile, desktop or command-line app: no secret, PKCE only',
+};
+
+/** The form's values, as typed (URIs one per line). */
+export interface ApplicationFormValues {
+  name: string;
+  redirectUris: string;
+  postLogoutRedirectUris: string;
+  scopes: string[];
+}
+
+/** Chosen once, when registering: the type decides how the client authenticates, so it never changes. */
+function clientTypeChoice(chosen: string, error: string | undefined) {
+  return html`<fieldset class="checks" aria-describedby="client-type-hint${error ? ' client-type-error' : ''}">
+      <legend><strong>Type</strong></legend>
+      ${CLIENT_TYPES.map(
+        (type) =>
+          html`<label
+            ><input type="radio" name="client_type" value="${type}" ${chosen === type ? 'checked' : ''} /><span
+              >${CLIENT_TYPE_LABELS[type]}</span
+            ></label
+          >`,
+      )}
+    </fieldset>
+    <p class="hint" id="client-type-hint">The type cannot be changed after registering.</p>
+    ${fieldError(error, 'client-type')}`;
+}
+
+function uriList(o: { id: string; name: string; label: string; value: string; hint: string; error?: string; required: boolean }) {
+  return html`<label for="${o.id}">${o.label}</label>
+    <textarea
+      id="${o.id}"
+      name="${o.name}"
+      rows="3"
+      ${o.required ? 'required' : ''}
+      aria-describedby="${o.id}-hint"
+      aria-invalid="${o.error ? 'true' : 'false'}"
+    >
+${o.value}</textarea>
+    <p class="hint" id="${o.id}-hint">${o.hint}</p>
+    ${fieldError(o.error, o.id)}`;
+}
+
+/** Name, redirect URIs, post-logout redirect URIs and scopes: the same fields to register an application and to edit it. */
+function applicationFields(values: ApplicationFormValues, errors: Record<string, string> = {}) {
   return html`<label for="app-name">Name</label>
     <input id="app-name" name="name" type="text" required value="${values.name}" aria-invalid="${errors.name ? 'true' : 'false'}" />
     ${fieldError(errors.name, 'app-name')}
-    <label for="redirect-uris">Redirect URIs</label>
-    <textarea
-      id="redirect-uris"
-      name="redirect_uris"
-      rows="3"
-      required
-      aria-describedby="redirect-uris-hint"
-      aria-invalid="${errors.redirectUris ? 'true' : 'false'}"
-    >
-${values.redirectUris}</textarea>
-    <p class="hint" id="redirect-uris-hint">One per line. Matched exactly; https, or http for localhost.</p>
-    ${fieldError(errors.redirectUris, 'redirect-uris')} ${scopeChecks(values.scopes)} ${fieldError(errors.scopes, 'scopes')}`;
+    ${uriList({
+      id: 'redirect-uris',
+      name: 'redirect_uris',
+      label: 'Redirect URIs',
+      value: values.redirectUris,
+      required: true,
+      error: errors.redirectUris,
+      hint: 'One per line, matched exactly: https, or http for localhost. Public clients may also use http://127.0.0.1/… or http://[::1]/…, matched on any port, and a private-use scheme in reverse domain form for native apps, such as com.example.app:/callback. A public client’s single-page app may call the token endpoint and the API from the origins of its redirect URIs.',
+    })}
+    ${uriList({
+      id: 'post-logout-redirect-uris',
+      name: 'post_logout_redirect_uris',
+      label: 'Post-logout redirect URIs (optional)',
+      value: values.postLogoutRedirectUris,
+      required: false,
+      error: errors.postLogoutRedirectUris,
+      hint: 'One per line: where the application may send users back to after signing them out of Agora. Same rules as redirect URIs.',
+    })}
+    ${scopeChecks(values.scopes)} ${fieldError(errors.scopes, 'scopes')}`;
+}
+
+function typeName(type: ClientType): string {
+  return type === 'public' ? 'Public' : 'Confidential';
 }
 
 interface Common {
@@ -51,7 +107,7 @@ export function applicationsPage(
     applications: Application[];
     notice?: string;
     errors?: Record<string, string>;
-    values?: { name?: string; redirectUris?: string; scopes?: string[] };
+    values?: Partial<ApplicationFormValues> & { clientType?: string };
   },
 ): string {
   const values = o.values ?? {};
@@ -71,6 +127,7 @@ export function applicationsPage(
               <thead>
                 <tr>
                   <th scope="col">Name</th>
+                  <th scope="col">Type</th>
                   <th scope="col">Application ID</th>
                   <th scope="col">Scopes</th>
                   <th scope="col">Created</th>
@@ -81,6 +138,7 @@ export function applicationsPage(
                   (a) =>
                     html`<tr>
                       <td class="row-title" data-label="Name"><a href="/applications/${a.id}">${a.name}</a></td>
+                      <td data-label="Type">${typeName(a.clientType)}</td>
                       <td data-label="Application ID"><code>${a.clientId}</code></td>
                       <td data-label="Scopes">${tags(a.scopes)}</td>
                       <td class="date" data-label="Created">${isoDay(a.createdAt)}</td>
@@ -93,7 +151,16 @@ export function applicationsPage(
       <div class="card">
         <form method="post" action="/applications" novalidate>
           <input type="hidden" name="_csrf" value="${o.csrfToken}" />
-          ${applicationFields({ name: values.name ?? '', redirectUris: values.redirectUris ?? '', scopes: chosen }, o.errors)}
+          ${clientTypeChoice(values.clientType ?? 'confidential', o.errors?.clientType)}
+          ${applicationFields(
+            {
+              name: values.name ?? '',
+              redirectUris: values.redirectUris ?? '',
+              postLogoutRedirectUris: values.postLogoutRedirectUris ?? '',
+              scopes: chosen,
+            },
+            o.errors,
+          )}
           <div class="actions"><button type="submit">Register application</button></div>
         </form>
       </div>`,
@@ -108,11 +175,16 @@ export function applicationPage(
     notice?: string;
     errors?: Record<string, string>;
     /** What was typed in the settings form, when it is shown again with errors. */
-    values?: { name: string; redirectUris: string; scopes: string[] };
+    values?: ApplicationFormValues;
   },
 ): string {
   const a = o.application;
-  const values = o.values ?? { name: a.name, redirectUris: a.redirectUris.join('\n'), scopes: a.scopes };
+  const values = o.values ?? {
+    name: a.name,
+    redirectUris: a.redirectUris.join('\n'),
+    postLogoutRedirectUris: a.postLogoutRedirectUris.join('\n'),
+    scopes: a.scopes,
+  };
   return page({
     title: a.name,
     user: o.signedIn.user,
@@ -135,10 +207,27 @@ export function applicationPage(
       }
       <div class="card">
         <dl class="profile">
+          <dt>Type</dt>
+          <dd id="client-type">
+            ${
+              a.clientType === 'public'
+                ? html`<strong>Public</strong>: no secret; it proves itself with PKCE alone (token endpoint authentication
+                    <code>none</code>).`
+                : html`<strong>Confidential</strong>: authenticates with its secret (<code>client_secret_basic</code> or
+                    <code>client_secret_post</code>).`
+            }
+            <p class="hint">Chosen when it was registered; it cannot be changed.</p>
+          </dd>
           <dt>Application ID</dt>
           <dd><code id="client-id">${a.clientId}</code></dd>
           <dt>Redirect URIs</dt>
           <dd>${a.redirectUris.map((u) => html`<code>${u}</code><br />`)}</dd>
+          ${
+            a.postLogoutRedirectUris.length
+              ? html`<dt>Post-logout redirect URIs</dt>
+                  <dd>${a.postLogoutRedirectUris.map((u) => html`<code>${u}</code><br />`)}</dd>`
+              : null
+          }
           <dt>Scopes</dt>
           <dd>${tags(a.scopes)}</dd>
           <dt>Authorization URL</dt>
@@ -157,9 +246,13 @@ export function applicationPage(
           <div class="actions"><button type="submit">Save changes</button></div>
         </form>
       </div>
-      <h2 class="section">Secret</h2>
-      <p class="hint">A new secret replaces the current one at once: update your application's configuration right after.</p>
-      <div class="actions"><a class="button secondary" href="/applications/${a.id}/secret">Regenerate secret…</a></div>
+      ${
+        a.clientType === 'confidential'
+          ? html`<h2 class="section">Secret</h2>
+              <p class="hint">A new secret replaces the current one at once: update your application's configuration right after.</p>
+              <div class="actions"><a class="button secondary" href="/applications/${a.id}/secret">Regenerate secret…</a></div>`
+          : null
+      }
       <h2 class="section">Delete</h2>
       <p class="hint">Deleting the application stops every token issued to it.</p>
       <div class="actions"><a class="button danger" href="/applications/${a.id}/delete">Delete application…</a></div>`,

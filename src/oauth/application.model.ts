@@ -1,5 +1,7 @@
 import { ApplicationEntity, ClientType } from './application.entity.js';
 
+export { CLIENT_TYPES, type ClientType } from './application.entity.js';
+
 /** A registered OAuth application as its owner sees it: never the secret or its hash. */
 export interface Application {
   id: string;

@@ -1,6 +1,7 @@
 import { DomainError, DomainErrorKind } from '../errors/domain-error.js';
 
-export type ApplicationErrorCode = 'INVALID_NAME' | 'INVALID_REDIRECT_URI' | 'INVALID_SCOPES' | 'APPLICATION_NOT_FOUND' | 'PUBLIC_CLIENT';
+export type ApplicationErrorCode =
+  'INVALID_NAME' | 'INVALID_REDIRECT_URI' | 'INVALID_SCOPES' | 'APPLICATION_NOT_FOUND' | 'PUBLIC_CLIENT' | 'INVALID_CLIENT_TYPE';
 
 const KIND: Record<ApplicationErrorCode, DomainErrorKind> = {
   INVALID_NAME: 'invalid',
@@ -8,6 +9,7 @@ const KIND: Record<ApplicationErrorCode, DomainErrorKind> = {
   INVALID_SCOPES: 'invalid',
   APPLICATION_NOT_FOUND: 'not_found',
   PUBLIC_CLIENT: 'invalid',
+  INVALID_CLIENT_TYPE: 'invalid',
 };
 
 export class ApplicationError extends DomainError {

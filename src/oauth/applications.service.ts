@@ -56,6 +56,8 @@ export class ApplicationsService {
         secretRotatedAt: null,
       }),
     );
+    // What is derived from every client (the origins CORS allows) now includes this one.
+    if (clientType === 'public') await this.credentials.forgetCredentials([entity.id]);
     return { application: toApplication(entity), clientSecret };
   }
 

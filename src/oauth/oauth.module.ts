@@ -17,6 +17,7 @@ import { DeviceAuthorizationController } from './device-authorization.controller
 import { DeviceAuthorizationsService } from './device-authorizations.service.js';
 import { DeviceCodeGrant } from './device-code-grant.js';
 import { DeviceController } from './device.controller.js';
+import { ClientCors } from './cors/client-cors.js';
 import { GrantEntity } from './grant.entity.js';
 import { GrantsService } from './grants.service.js';
 import { IdTokenService } from './id-token.service.js';
@@ -54,6 +55,7 @@ import { TokenController } from './token.controller.js';
     ClientAuthenticator,
     DeviceAuthorizationsService,
     DeviceCodeGrant,
+    ClientCors,
     GrantsService,
     IdTokenService,
     PkceService,
@@ -65,6 +67,7 @@ import { TokenController } from './token.controller.js';
   ],
   controllers: [AuthorizeController, TokenController, OidcController, DeviceAuthorizationController, DeviceController],
   exports: [
+    ClientCors,
     ApplicationsService,
     AccessTokensService,
     AuthorizationCodesService,

@@ -33,7 +33,7 @@ let t: TestApp;
 let browser: Browser;
 /** Cookies of a browser signed in as USER through the sign-in page. */
 let signedInState: Awaited<ReturnType<BrowserContext['storageState']>>;
-const data = { tokenId: '', applicationId: '', clientId: '', approvedId: '', userCode: '' };
+const data = { tokenId: '', applicationId: '', clientId: '', approvedId: '', userCode: '', publicApplicationId: '' };
 
 interface PageCase {
   /** File name stem of the screenshots, docs/screenshots/<name>-<width>.png */
@@ -111,6 +111,20 @@ const PAGES: PageCase[] = [
   { name: 'token-revoke', signedIn: true, open: visit(() => `/account/tokens/${data.tokenId}/revoke`, 'text=Revoke token') },
   { name: 'applications', signedIn: true, open: visit(() => '/applications', 'tbody tr') },
   { name: 'application', signedIn: true, open: visit(() => `/applications/${data.applicationId}`, '#client-id') },
+  { name: 'application-public', signedIn: true, open: visit(() => `/applications/${data.publicApplicationId}`, '#client-type') },
+  {
+    name: 'applications-register-public-errors',
+    signedIn: true,
+    open: async (page) => {
+      await visit(() => '/applications')(page);
+      await page.check('input[name=client_type][value=public]');
+      await page.fill('#app-name', 'Field notebook for the flight research division, desktop edition');
+      await page.fill('#redirect-uris', 'ftp://flight-research.langley.example.com/a-very-long-path/that/does/not/stop');
+      await page.fill('#post-logout-redirect-uris', 'https://mission-planner.flight-research.example.com/signed-out#fragment-not-allowed');
+      await page.click('text=Register application');
+      await page.waitForSelector('#post-logout-redirect-uris-error');
+    },
+  },
   {
     name: 'application-delete',
     signedIn: true,
@@ -238,6 +252,17 @@ beforeAll(async () => {
     scopes: ['openid', 'profile', 'api'],
   });
   await t.get(GrantsService).remember(user.id, approved.id, ['openid', 'profile', 'api']);
+  const { application: publicApp } = await applications.create(
+    user.id,
+    {
+      name: 'Flight Research Field Notebook (desktop and command line)',
+      redirectUris: ['http://127.0.0.1/callback', 'edu.langley.flight-research.notebook:/oauth/callback', LONG_REDIRECT],
+      scopes: ['openid', 'profile', 'api'],
+      postLogoutRedirectUris: ['edu.langley.flight-research.notebook:/signed-out'],
+    },
+    'public',
+  );
+  data.publicApplicationId = publicApp.id;
   data.approvedId = approved.id;
 
   // Signs in through the page, once; every signed-in case reuses these cookies.

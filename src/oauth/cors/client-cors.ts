@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Repository } from 'typeorm';
+import { CredentialVerifier } from '../../auth/credential-verifier.js';
+import { ApplicationEntity } from '../application.entity.js';
+import { AllowedOrigins } from './allowed-origins.js';
+import { CORS_ROUTES } from './cors-routes.js';
+
+const ALLOWED_HEADERS = 'Authorization, Content-Type';
+const EXPOSED_HEADERS =
+  'WWW-Authenticate, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Used, X-RateLimit-Reset, X-Request-Id';
+const MAX_AGE_SECONDS = '600';
+
+/**
+ * CORS for single-page apps (public clients) on CORS_ROUTES, for their registered origins only: the
+ * origin of any redirect URI of a public application (AllowedOrigins). An allowed origin gets
+ * `Access-Control-Allow-Origin: <origin>`, never `*` and never `Access-Control-Allow-Credentials`, so
+ * the browser sends no cookie and the dashboard's session is never usable from another site: these
+ * endpoints take a token or client credentials, not a session. Another origin gets no CORS header
+ * (its preflight is answered 204 without one), and a request without `Origin` is untouched.
+ */
+@Injectable()
+export class ClientCors {
+  constructor(
+    @InjectRepository(ApplicationEntity) private readonly applications: Repository<ApplicationEntity>,
+    private readonly credentials: CredentialVerifier,
+  ) {}
+
+  /** Called once by configureApp, after the security headers' hook. */
+  attach(fastify: FastifyInstance): void {
+    fastify.addHook('onRequest', async (request, reply) => {
+      const methods = CORS_ROUTES.get(pathOf(request.url));
+      if (!methods) return;
+      void reply.header('vary', 'Origin');
+      const origin = request.headers.origin;
+      if (origin === undefined) return;
+      const preflight = request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
+      if (!preflight && !methods.includes(request.method)) return;
+      const allowed = await this.allows(origin);
+      if (preflight) return this.answerPreflight(reply, allowed ? origin : undefined, methods);
+      if (allowed) void reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', EXPOSED_HEADERS);
+    });
+  }
+
+  /** Whether a browser app on `origin` may call these endpoints; cached with the OAuth clients. */
+  async allows(origin: string): Promise<boolean> {
+    const origins = await this.credentials.derivedFromClients('cors-origins', async () => {
+      const rows = await this.applications.find({ select: { redirectUris: true }, where: { clientType: 'public' } });
+      return new AllowedOrigins(rows.flatMap((row) => row.redirectUris));
+    });
+    return origins.allows(origin);
+  }
+
+  private answerPreflight(reply: FastifyReply, origin: string | undefined, methods: readonly string[]): FastifyReply {
+    if (origin !== undefined) {
+      void reply
+        .header('access-control-allow-origin', origin)
+        .header('access-control-allow-methods', methods.join(', '))
+        .header('access-control-allow-headers', ALLOWED_HEADERS)
+        .header('access-control-max-age', MAX_AGE_SECONDS);
+    }
+    return reply.status(204).header('cache-control', 'no-store').send();
+  }
+}
+
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
