@@ -15,6 +15,8 @@ import { ClientAuthenticator } from './client-authentication.js';
 import { GrantEntity } from './grant.entity.js';
 import { GrantsService } from './grants.service.js';
 import { IdTokenService } from './id-token.service.js';
+import { LogoutController } from './logout.controller.js';
+import { LogoutRequestValidator } from './logout-request.js';
 import { OAUTH_CLIENT_ENDPOINTS, oauthClientErrors } from './oauth-exception.filter.js';
 import { OidcController } from './oidc.controller.js';
 import { PkceService } from './pkce.service.js';
@@ -38,12 +40,13 @@ import { TokenController } from './token.controller.js';
     ClientAuthenticator,
     GrantsService,
     IdTokenService,
+    LogoutRequestValidator,
     PkceService,
     SigningKeysService,
     SigningThread,
     TokenExchangeService,
   ],
-  controllers: [AuthorizeController, TokenController, OidcController],
+  controllers: [AuthorizeController, TokenController, OidcController, LogoutController],
   exports: [ApplicationsService, AccessTokensService, AuthorizationCodesService, GrantsService, SigningKeysService],
 })
 export class OAuthModule implements OnModuleInit {

@@ -32,6 +32,7 @@ export class OidcController {
       jwks_uri: `${base}/oauth/discovery/keys`,
       revocation_endpoint: `${base}/oauth/revoke`,
       introspection_endpoint: `${base}/oauth/introspect`,
+      end_session_endpoint: `${base}/oauth/logout`,
       scopes_supported: Object.keys(SCOPES),
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
