@@ -197,7 +197,11 @@ describe('RP-initiated logout, driven by openid-client', () => {
     expect(posted.status).toBe(303);
     const next = new URL(posted.headers.get('location')!, t.url);
     expect(next.pathname).toBe('/oauth/logout');
-    expect(Object.fromEntries(next.searchParams)).toEqual({ id_token_hint: idToken, post_logout_redirect_uri: LOGOUT_URI, state: 'posted' });
+    expect(Object.fromEntries(next.searchParams)).toEqual({
+      id_token_hint: idToken,
+      post_logout_redirect_uri: LOGOUT_URI,
+      state: 'posted',
+    });
     expect(await stillSignedIn(browser)).toBe(true);
     const res = await browser.get(pathOf(next));
     expect(res.status).toBe(302);
@@ -371,7 +375,10 @@ describe('bad input: a clear 400, never a 500', () => {
   it('refuses huge values', async () => {
     const { app, browser } = await signedInUser();
     await expectErrorPage(await browser.get(logoutPath({ id_token_hint: 'e'.repeat(8_000) })), /id_token_hint parameter is longer/);
-    await expectErrorPage(await browser.get(logoutPath({ client_id: app.clientId, state: 's'.repeat(5_000) })), /state parameter is longer/);
+    await expectErrorPage(
+      await browser.get(logoutPath({ client_id: app.clientId, state: 's'.repeat(5_000) })),
+      /state parameter is longer/,
+    );
     const rp = new Browser(t.url, 'http://localhost:4000');
     await expectErrorPage(await rp.post('/oauth/logout', { id_token_hint: 'e'.repeat(500_000) }), /id_token_hint parameter is longer/);
     await expectErrorPage(
@@ -420,7 +427,13 @@ describe('bad input: a clear 400, never a 500', () => {
   it('ignores ui_locales and logout_hint', async () => {
     const { app, browser, idToken } = await signedInUser();
     const res = await browser.get(
-      logoutPath({ id_token_hint: idToken, client_id: app.clientId, post_logout_redirect_uri: LOGOUT_URI, ui_locales: 'de fr', logout_hint: 'x' }),
+      logoutPath({
+        id_token_hint: idToken,
+        client_id: app.clientId,
+        post_logout_redirect_uri: LOGOUT_URI,
+        ui_locales: 'de fr',
+        logout_hint: 'x',
+      }),
     );
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe(LOGOUT_URI);

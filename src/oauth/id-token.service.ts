@@ -59,7 +59,12 @@ export class IdTokenService {
     if (!key) return null;
     let claims: jwt.JwtPayload | string;
     try {
-      claims = jwt.verify(token, key, { algorithms: ['RS256'], issuer: this.config.baseUrl, ignoreExpiration: true, ignoreNotBefore: true });
+      claims = jwt.verify(token, key, {
+        algorithms: ['RS256'],
+        issuer: this.config.baseUrl,
+        ignoreExpiration: true,
+        ignoreNotBefore: true,
+      });
     } catch {
       return null;
     }

@@ -24,9 +24,11 @@ export function logoutConfirmationPage(options: {
     body: html`<div class="card">
       <h1>Sign out of Agora?</h1>
       <p class="lead">
-        ${confirmation.applicationName
-          ? html`<span class="app-name">${confirmation.applicationName}</span> asked you to sign out.`
-          : 'An application asked you to sign out.'}
+        ${
+          confirmation.applicationName
+            ? html`<span class="app-name">${confirmation.applicationName}</span> asked you to sign out.`
+            : 'An application asked you to sign out.'
+        }
         You are signed in as <strong>@${user.username}</strong>.
       </p>
       <form method="post" action="/oauth/logout/confirm">
@@ -36,13 +38,15 @@ export function logoutConfirmationPage(options: {
           .map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`)}
         <div class="actions stretch">
           <a class="button secondary" href="/">Stay signed in</a>
-          <button type="submit">Sign out</button>
+          <button type="submit">Yes, sign out</button>
         </div>
       </form>
       <p class="footnote">
-        ${confirmation.destination
-          ? html`You will then be sent back to <strong>${confirmation.destination}</strong>.`
-          : 'This signs you out of Agora in this browser.'}
+        ${
+          confirmation.destination
+            ? html`You will then be sent back to <strong>${confirmation.destination}</strong>.`
+            : 'This signs you out of Agora in this browser.'
+        }
         If you did not expect this, choose Stay signed in.
       </p>
     </div>`,
@@ -73,8 +77,8 @@ export function logoutErrorPage(options: { description: string; user?: { usernam
       <div class="alert error" role="alert">${description}</div>
       <p>
         The application that sent you here is misconfigured.
-        ${user ? 'You have not been signed out: to sign out of Agora, use Sign out in the menu.' : 'You are not signed in to Agora.'}
-        If you develop this application, check its <code>id_token_hint</code>, <code>client_id</code> and
+        ${user ? 'You have not been signed out: to sign out of Agora, use Sign out in the menu.' : 'You are not signed in to Agora.'} If you
+        develop this application, check its <code>id_token_hint</code>, <code>client_id</code> and
         <code>post_logout_redirect_uri</code> against its registration.
       </p>
     </div>`,
