@@ -332,6 +332,8 @@ describe('refused requests: a 400 page, never a redirect, and the session left a
       'no aud': await signedByServer({ iss: t.url, sub: user.id, iat: now, exp: now + 60 }),
       'not a JWT': 'not-a-jwt',
       'a JWT header only': `${header}..`,
+      // Found by the fuzz tier: jsonwebtoken's decode threw on it (a 500).
+      'a payload that is not JSON': `${header}.JV8l.${signature}`,
     };
     for (const [what, token] of Object.entries(forged)) {
       const res = await browser.get(logoutPath({ id_token_hint: token, post_logout_redirect_uri: LOGOUT_URI }));

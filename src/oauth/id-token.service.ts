@@ -52,9 +52,9 @@ export class IdTokenService {
    * relying party logs out with the id_token it kept, usually long after it expired. Null otherwise.
    */
   async readHint(token: string): Promise<IdTokenHint | null> {
-    const decoded = jwt.decode(token, { complete: true });
-    const kid = decoded?.header.kid;
-    if (!decoded || decoded.header.alg !== 'RS256' || typeof kid !== 'string') return null;
+    const header = jwtHeader(token);
+    const kid = header?.kid;
+    if (!header || header.alg !== 'RS256' || typeof kid !== 'string') return null;
     const key = await this.keys.verificationKey(kid);
     if (!key) return null;
     let claims: jwt.JwtPayload | string;
@@ -72,6 +72,15 @@ export class IdTokenService {
     const aud = typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
     if (aud.length === 0 || !aud.every((a) => typeof a === 'string')) return null;
     return { sub: claims.sub, aud };
+  }
+}
+
+/** A JWT's header, or null; jsonwebtoken's decode throws, rather than answering null, for some malformed tokens. */
+function jwtHeader(token: string): jwt.JwtHeader | null {
+  try {
+    return jwt.decode(token, { complete: true })?.header ?? null;
+  } catch {
+    return null;
   }
 }
 
