@@ -11,7 +11,7 @@ import {
   REQUIRED_SCOPES,
 } from '../src/auth/public.decorator.js';
 import { view } from '../src/web/page-result.js';
-import { IS_ANONYMOUS_PAGE, IS_PAGES, Pages } from '../src/web/pages.decorator.js';
+import { IS_ANONYMOUS_PAGE, IS_CROSS_SITE_FORM, IS_PAGES, Pages } from '../src/web/pages.decorator.js';
 import { Browser, formFields, signIn } from './support/browser.js';
 import { createUser, TEST_PASSWORD } from './support/fixtures.js';
 import { startTestApp, TestApp } from './support/test-app.js';
@@ -77,7 +77,8 @@ function inventory(): string[] {
       let access: string;
       if (has(IS_PAGES, targets)) {
         const unsafe = !['GET', 'HEAD'].includes(method);
-        access = `page ${has(IS_ANONYMOUS_PAGE, targets) ? 'anyone' : 'signed-in'}${unsafe ? ' +csrf' : ''}`;
+        const csrf = has(IS_CROSS_SITE_FORM, targets) ? ' cross-site-form (no csrf)' : ' +csrf';
+        access = `page ${has(IS_ANONYMOUS_PAGE, targets) ? 'anyone' : 'signed-in'}${unsafe ? csrf : ''}`;
         const writesResponse = Object.keys((Reflect.getMetadata(ROUTE_ARGS_METADATA, type, name) ?? {}) as object).some((key) =>
           [RouteParamtypes.RESPONSE, RouteParamtypes.NEXT].includes(Number(key.split(':')[0])),
         );

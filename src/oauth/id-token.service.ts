@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import jwt from 'jsonwebtoken';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
@@ -11,6 +12,12 @@ export interface IdTokenSubject {
   scopes: string[];
   authTime: Date;
   nonce: string | null;
+}
+
+/** What an id_token_hint tells once verified: whom it was issued for, and to which clients. */
+export interface IdTokenHint {
+  sub: string;
+  aud: string[];
 }
 
 /** OpenID Connect id_tokens (Core §2): RS256, `kid` in the header, claims by scope. */
@@ -37,6 +44,43 @@ export class IdTokenService {
       ...userClaims(subject.user, subject.scopes),
     };
     return this.signer.sign(claims, privateKey, kid);
+  }
+
+  /**
+   * An id_token this server issued, read back as a hint (RP-Initiated Logout §2): RS256 signed by one of
+   * our keys, our `iss`, a `sub` and an `aud`. Its expiry is not checked, as the specification allows: a
+   * relying party logs out with the id_token it kept, usually long after it expired. Null otherwise.
+   */
+  async readHint(token: string): Promise<IdTokenHint | null> {
+    const header = jwtHeader(token);
+    const kid = header?.kid;
+    if (!header || header.alg !== 'RS256' || typeof kid !== 'string') return null;
+    const key = await this.keys.verificationKey(kid);
+    if (!key) return null;
+    let claims: jwt.JwtPayload | string;
+    try {
+      claims = jwt.verify(token, key, {
+        algorithms: ['RS256'],
+        issuer: this.config.baseUrl,
+        ignoreExpiration: true,
+        ignoreNotBefore: true,
+      });
+    } catch {
+      return null;
+    }
+    if (typeof claims === 'string' || typeof claims.sub !== 'string' || !claims.sub) return null;
+    const aud = typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
+    if (aud.length === 0 || !aud.every((a) => typeof a === 'string')) return null;
+    return { sub: claims.sub, aud };
+  }
+}
+
+/** A JWT's header, or null; jsonwebtoken's decode throws, rather than answering null, for some malformed tokens. */
+function jwtHeader(token: string): jwt.JwtHeader | null {
+  try {
+    return jwt.decode(token, { complete: true })?.header ?? null;
+  } catch {
+    return null;
   }
 }
 

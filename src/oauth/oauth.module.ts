@@ -21,6 +21,8 @@ import { ClientCors } from './cors/client-cors.js';
 import { GrantEntity } from './grant.entity.js';
 import { GrantsService } from './grants.service.js';
 import { IdTokenService } from './id-token.service.js';
+import { LogoutController } from './logout.controller.js';
+import { LogoutRequestValidator } from './logout-request.js';
 import { OAUTH_CLIENT_ENDPOINTS, oauthClientErrors } from './oauth-exception.filter.js';
 import { OidcController } from './oidc.controller.js';
 import { PkceService } from './pkce.service.js';
@@ -58,6 +60,7 @@ import { TokenController } from './token.controller.js';
     ClientCors,
     GrantsService,
     IdTokenService,
+    LogoutRequestValidator,
     PkceService,
     RefreshTokenGrant,
     RefreshTokensService,
@@ -65,7 +68,7 @@ import { TokenController } from './token.controller.js';
     SigningThread,
     TokenExchangeService,
   ],
-  controllers: [AuthorizeController, TokenController, OidcController, DeviceAuthorizationController, DeviceController],
+  controllers: [AuthorizeController, TokenController, OidcController, DeviceAuthorizationController, DeviceController, LogoutController],
   exports: [
     ClientCors,
     ApplicationsService,

@@ -34,6 +34,7 @@ export class OidcController {
       revocation_endpoint: `${base}/oauth/revoke`,
       introspection_endpoint: `${base}/oauth/introspect`,
       device_authorization_endpoint: `${base}/oauth/device_authorization`,
+      end_session_endpoint: `${base}/oauth/logout`,
       scopes_supported: Object.keys(SCOPES),
       response_types_supported: ['code'],
       response_modes_supported: ['query'],

@@ -32,6 +32,9 @@ const RETIRED_KEY_GRACE_MS = 5 * 60_000;
 // migrations' 727_274_001), so two at once retire one key each instead of one failing on the index.
 const ROTATION_LOCK_KEY = 727_274_002;
 
+/** What thumbprint() gives: 43 base64url characters. */
+const KID = /^[A-Za-z0-9_-]{43}$/;
+
 /** RFC 7638 JWK thumbprint: a stable key id derived from the public key itself. */
 function thumbprint(jwk: { e: string; n: string }): string {
   return createHash('sha256')
@@ -49,6 +52,8 @@ export class SigningKeysService implements OnModuleInit {
   private readonly logger = new Logger(SigningKeysService.name);
   private active?: ActiveKey;
   private published?: { keys: PublicJwk[] };
+  /** Public keys by kid, for verifying tokens this server signed; a kid's key never changes. */
+  private readonly verificationKeys = new Map<string, KeyObject>();
 
   constructor(
     @InjectRepository(SigningKeyEntity) private readonly keys: Repository<SigningKeyEntity>,
@@ -99,6 +104,21 @@ export class SigningKeysService implements OnModuleInit {
       }),
     };
     return this.published;
+  }
+
+  /**
+   * The public key of one of this server's signing keys, retired ones included (an id_token_hint may be
+   * long expired), or null for a kid this server never had.
+   */
+  async verificationKey(kid: string): Promise<KeyObject | null> {
+    const known = this.verificationKeys.get(kid);
+    if (known) return known;
+    if (!KID.test(kid)) return null;
+    const row = await this.keys.findOneBy({ kid });
+    if (!row) return null;
+    const key = createPublicKey(row.publicKeyPem);
+    this.verificationKeys.set(kid, key);
+    return key;
   }
 
   /** Retires the signing key and starts signing with a new one. */

@@ -5,7 +5,7 @@ import { SessionsService } from '../sessions/sessions.service.js';
 import type { WebCookies } from './cookies.js';
 import { RouteDeclarations } from '../auth/route-declarations.js';
 import { CsrfTokens } from './csrf.js';
-import { IS_ANONYMOUS_PAGE, IS_PAGES } from './pages.decorator.js';
+import { IS_ANONYMOUS_PAGE, IS_CROSS_SITE_FORM, IS_PAGES } from './pages.decorator.js';
 import { SignInRequired } from './sign-in-required.js';
 import { WEB_COOKIES } from './web.tokens.js';
 
@@ -14,19 +14,21 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 interface PageRoute {
   isPage: boolean;
   anonymous: boolean;
+  crossSiteForm: boolean;
 }
 
 /**
  * The pages' default-deny, beside the API's AuthGuard: on every route of a `@Pages()` controller it
  * resolves the session cookie, requires a signed-in user unless the route is `@AnonymousPage()`, and
- * verifies the CSRF token on every unsafe method. Nothing a page handler declares can skip the
- * CSRF check.
+ * verifies the CSRF token on every unsafe method. The one declaration that skips the CSRF check is
+ * `@CrossSiteForm()`, on a handler that changes nothing (listed as such in the route inventory).
  */
 @Injectable()
 export class PageGuard implements CanActivate {
   private readonly routes = new RouteDeclarations<PageRoute>((targets) => ({
     isPage: this.reflector.getAllAndOverride<boolean>(IS_PAGES, targets) ?? false,
     anonymous: this.reflector.getAllAndOverride<boolean>(IS_ANONYMOUS_PAGE, targets) ?? false,
+    crossSiteForm: this.reflector.getAllAndOverride<boolean>(IS_CROSS_SITE_FORM, targets) ?? false,
   }));
 
   constructor(
@@ -48,7 +50,7 @@ export class PageGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<FastifyRequest>();
     req.signedIn = await this.sessions.resolve(req.cookies[this.cookies.session]);
     if (!req.signedIn && !route.anonymous) throw new SignInRequired(req.method === 'GET' ? req.url : undefined);
-    if (!SAFE_METHODS.has(req.method)) {
+    if (!SAFE_METHODS.has(req.method) && !route.crossSiteForm) {
       this.csrf.verify(req, req.signedIn ? { sessionId: req.signedIn.sessionId } : null, CsrfTokens.formToken(req));
     }
     return true;

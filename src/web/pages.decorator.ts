@@ -8,6 +8,7 @@ import { PageExceptionFilter } from './page-exception.filter.js';
 
 export const IS_PAGES = 'agora:pages';
 export const IS_ANONYMOUS_PAGE = 'agora:anonymous-page';
+export const IS_CROSS_SITE_FORM = 'agora:cross-site-form';
 /** The template name every page route renders through (PageRenderer's `reply.view`). */
 export const PAGE_TEMPLATE = 'agora:page';
 
@@ -48,6 +49,14 @@ export function Pages(): ClassDecorator {
 
 /** A page anyone may open, signed in or not (sign-in, sign-up, the start of an OAuth authorization). */
 export const AnonymousPage = (): MethodDecorator & ClassDecorator => SetMetadata(IS_ANONYMOUS_PAGE, true);
+
+/**
+ * A form other sites post to by design, a protocol's entry point (OpenID Connect RP-initiated logout):
+ * PageGuard checks no CSRF token on it, so its handler must change nothing, as for a GET; it answers a
+ * page, or a redirect to the GET that decides. A cross-site post carries no SameSite=Lax cookie, so the
+ * handler could not see the session anyway.
+ */
+export const CrossSiteForm = (): MethodDecorator => SetMetadata(IS_CROSS_SITE_FORM, true);
 
 /** The signed-in user of a page that requires one. */
 export const SignedIn = createParamDecorator((_: unknown, context: ExecutionContext): SignedInUser => {

@@ -28,6 +28,7 @@ const USER = {
 };
 const LONG_REDIRECT = 'https://mission-planner.flight-research.example.com/oauth/callback/agora?tenant=langley-research-center';
 const CALLBACK = 'http://localhost:4000/callback';
+const LONG_LOGOUT = 'https://mission-planner.flight-research.example.com/signed-out/agora?tenant=langley-research-center';
 
 let t: TestApp;
 let browser: Browser;
@@ -164,6 +165,21 @@ const PAGES: PageCase[] = [
   },
   { name: 'revoke-access', signedIn: true, open: visit(() => `/account/authorized/${data.approvedId}/revoke`, 'text=Revoke access for') },
   { name: 'not-found', signedIn: true, noNavigation: true, open: visit(() => '/no-such-page', 'text=Page not found') },
+  {
+    name: 'logout-confirm',
+    signedIn: true,
+    open: visit(
+      () =>
+        `/oauth/logout?${new URLSearchParams({ client_id: data.clientId, post_logout_redirect_uri: LONG_LOGOUT, state: 'responsive' }).toString()}`,
+      'text=Sign out of Agora?',
+    ),
+  },
+  { name: 'signed-out', signedIn: false, open: visit(() => '/oauth/logout', 'text=You are signed out') },
+  {
+    name: 'logout-error',
+    signedIn: false,
+    open: visit(() => `/oauth/logout?post_logout_redirect_uri=${encodeURIComponent(LONG_LOGOUT)}`, '.alert.error'),
+  },
 ];
 
 /**
@@ -240,6 +256,7 @@ beforeAll(async () => {
     name: 'Mission Planner for the Flight Research Division',
     redirectUris: [LONG_REDIRECT, CALLBACK],
     scopes: ['openid', 'profile', 'email', 'api', 'read_api'],
+    postLogoutRedirectUris: [LONG_LOGOUT],
   });
   data.applicationId = application.id;
   data.clientId = application.clientId;
