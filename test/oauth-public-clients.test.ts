@@ -142,13 +142,13 @@ describe('public clients (token_endpoint_auth_method none, PKCE alone)', () => {
     // A public client identified by its id alone reaches the grant checks.
     const asPublic = await tokenRequest({ ...code, client_id: publicApp.clientId });
     expect(asPublic.status).toBe(400);
-    expect((await asPublic.json()).error).toBe('invalid_grant');
+    expect(((await asPublic.json()) as { error: string }).error).toBe('invalid_grant');
 
     // A public client has no secret: sending one is refused, whatever it is.
     expect(await unknownCodeError(t.url, publicApp.clientId, 'agora_cs_anything')).toBe('invalid_client');
     const basic = await tokenRequest(code, { authorization: `Basic ${Buffer.from(`${publicApp.clientId}:x`).toString('base64')}` });
     expect(basic.status).toBe(401);
-    expect((await basic.json()).error_description).toMatch(/public client/);
+    expect(((await basic.json()) as { error_description: string }).error_description).toMatch(/public client/);
 
     // A confidential client without its secret is not let in as a public one.
     const noSecret = await tokenRequest({ ...code, client_id: confidential.clientId });

@@ -82,6 +82,7 @@ export const environmentSchema = z.object({
   SECRET_KEY: z.string().optional(),
   SESSION_TTL_HOURS: positiveInt(24 * 365).default(336),
   OAUTH_CODE_TTL_SECONDS: positiveInt(600).default(60),
+  OAUTH_DYNAMIC_REGISTRATION: boolean.default(false),
   GRAPHQL_MAX_DEPTH: positiveInt(100).default(12),
   GRAPHQL_MAX_COST: positiveInt(1_000_000).default(20000),
   GRAPHQL_ANONYMOUS_MAX_DEPTH: positiveInt(100).default(8),
@@ -105,6 +106,7 @@ export const environmentSchema = z.object({
   RATE_LIMIT_POINTS: positiveInt(1_000_000_000).default(5000),
   RATE_LIMIT_ANONYMOUS_POINTS: positiveInt(1_000_000_000).default(1000),
   RATE_LIMIT_OAUTH_TOKEN_REQUESTS: positiveInt(1_000_000_000).default(10000),
+  RATE_LIMIT_OAUTH_REGISTRATIONS: positiveInt(1_000_000_000).default(20),
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL such as redis://redis:6379/0' }).optional(),
 });
 
@@ -153,6 +155,8 @@ export interface AppConfig {
     codeTtlMs: number;
     /** Fixed by the specification. */
     accessTokenTtlMs: number;
+    /** Dynamic client registration (RFC 7591) at POST /oauth/register; off unless OAUTH_DYNAMIC_REGISTRATION=true. */
+    dynamicRegistration: boolean;
   };
   graphql: {
     limits: {
@@ -188,6 +192,8 @@ export interface AppConfig {
     anonymousPoints: number;
     /** Per authenticated client at POST /oauth/token. */
     oauthTokenRequests: number;
+    /** Per address at POST /oauth/register (dynamic client registration). */
+    oauthRegistrations: number;
   };
   /** Where the counters live when every instance must share them; unset, each process counts in memory. */
   redisUrl?: string;
@@ -305,6 +311,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     oauth: {
       codeTtlMs: e.OAUTH_CODE_TTL_SECONDS * 1000,
       accessTokenTtlMs: 3_600_000,
+      dynamicRegistration: e.OAUTH_DYNAMIC_REGISTRATION,
     },
     graphql: {
       limits: {
@@ -323,6 +330,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
           tokenPoints: e.RATE_LIMIT_POINTS,
           anonymousPoints: e.RATE_LIMIT_ANONYMOUS_POINTS,
           oauthTokenRequests: e.RATE_LIMIT_OAUTH_TOKEN_REQUESTS,
+          oauthRegistrations: e.RATE_LIMIT_OAUTH_REGISTRATIONS,
         }
       : undefined,
     redisUrl: e.REDIS_URL,

@@ -1,6 +1,12 @@
 import { DomainError, DomainErrorKind } from '../errors/domain-error.js';
 
-export type ApplicationErrorCode = 'INVALID_NAME' | 'INVALID_REDIRECT_URI' | 'INVALID_SCOPES' | 'APPLICATION_NOT_FOUND' | 'PUBLIC_CLIENT';
+export type ApplicationErrorCode = 
+  | 'INVALID_NAME'
+  | 'INVALID_REDIRECT_URI'
+  | 'INVALID_SCOPES'
+  | 'APPLICATION_NOT_FOUND'
+  | 'PUBLIC_CLIENT'
+  | 'ALREADY_CLAIMED';
 
 const KIND: Record<ApplicationErrorCode, DomainErrorKind> = {
   INVALID_NAME: 'invalid',
@@ -8,6 +14,7 @@ const KIND: Record<ApplicationErrorCode, DomainErrorKind> = {
   INVALID_SCOPES: 'invalid',
   APPLICATION_NOT_FOUND: 'not_found',
   PUBLIC_CLIENT: 'invalid',
+  ALREADY_CLAIMED: 'conflict',
 };
 
 export class ApplicationError extends DomainError {

@@ -11,7 +11,12 @@ export type OAuthErrorCode =
   | 'server_error'
   | 'temporarily_unavailable'
   /** A client over its rate limit at the token endpoint (429, `Retry-After`), as Auth0 answers it. */
-  | 'too_many_requests';
+  | 'too_many_requests'
+  /** RFC 8707: a `resource` this server does not protect. */
+  | 'invalid_target'
+  /** RFC 7591 §3.2.2: a redirect URI, or other client metadata, that registration refuses. */
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata';
 
 const STATUS: Record<OAuthErrorCode, number> = {
   invalid_request: 400,
@@ -25,6 +30,9 @@ const STATUS: Record<OAuthErrorCode, number> = {
   server_error: 500,
   temporarily_unavailable: 503,
   too_many_requests: 429,
+  invalid_target: 400,
+  invalid_redirect_uri: 400,
+  invalid_client_metadata: 400,
 };
 
 /** A protocol error that knows its wire code and HTTP status. */

@@ -1,4 +1,6 @@
-import { Module, OnModuleInit } from '@nestjs/common';
+import { Inject, Module, OnModuleInit } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.schema.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ErrorMappers } from '../errors/error-mappers.js';
 import { addressOf } from '../errors/generic-errors.js';
@@ -15,8 +17,11 @@ import { ClientAuthenticator } from './client-authentication.js';
 import { GrantEntity } from './grant.entity.js';
 import { GrantsService } from './grants.service.js';
 import { IdTokenService } from './id-token.service.js';
-import { OAUTH_CLIENT_ENDPOINTS, oauthClientErrors } from './oauth-exception.filter.js';
+import { OAUTH_CLIENT_ENDPOINTS, oauthClientErrors, REGISTRATION_ENDPOINT, registrationErrors } from './oauth-exception.filter.js';
+import { ClientRegistrationService } from './client-registration.service.js';
+import { MetadataController } from './metadata.controller.js';
 import { OidcController } from './oidc.controller.js';
+import { RegistrationController } from './registration.controller.js';
 import { PkceService } from './pkce.service.js';
 import { SigningKeyEntity } from './signing-key.entity.js';
 import { SigningKeysService } from './signing-keys.service.js';
@@ -36,6 +41,7 @@ import { TokenController } from './token.controller.js';
     AuthorizationCodesService,
     AuthorizationRequestValidator,
     ClientAuthenticator,
+    ClientRegistrationService,
     GrantsService,
     IdTokenService,
     PkceService,
@@ -43,16 +49,27 @@ import { TokenController } from './token.controller.js';
     SigningThread,
     TokenExchangeService,
   ],
-  controllers: [AuthorizeController, TokenController, OidcController],
+  controllers: [AuthorizeController, TokenController, OidcController, MetadataController, RegistrationController],
   exports: [ApplicationsService, AccessTokensService, AuthorizationCodesService, GrantsService, SigningKeysService],
 })
 export class OAuthModule implements OnModuleInit {
-  constructor(private readonly errorMappers: ErrorMappers) {}
+  constructor(
+    private readonly errorMappers: ErrorMappers,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
-  /** What Fastify refuses at a client endpoint before TokenController runs, or for a method it lacks. */
+  /**
+   * What Fastify refuses at a client endpoint before TokenController runs, or for a method it lacks;
+   * the same at the registration endpoint, while it is on.
+   */
   onModuleInit(): void {
     this.errorMappers.register((error, request, reply) => {
-      if (!OAUTH_CLIENT_ENDPOINTS.has(addressOf(request))) return false;
+      const address = addressOf(request);
+      if (address === REGISTRATION_ENDPOINT && this.config.oauth.dynamicRegistration) {
+        registrationErrors.answer(error, request, reply);
+        return true;
+      }
+      if (!OAUTH_CLIENT_ENDPOINTS.has(address)) return false;
       oauthClientErrors.answer(error, request, reply);
       return true;
     });
