@@ -183,7 +183,9 @@ describe('scopes', () => {
     const res = await graphql(t.url, MUTATION, { privateToken: token });
     expect(res.status).toBe(403);
     expect(res.text).toBe(JSON.stringify({ message: '403 Forbidden', error: 'insufficient_scope' }));
-    expect(res.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", scope="api", resource_metadata="${t.url}/.well-known/oauth-protected-resource"`);
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_scope", scope="api", resource_metadata="${t.url}/.well-known/oauth-protected-resource"`,
+    );
   });
 
   it('api runs mutations', async () => {

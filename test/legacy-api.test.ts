@@ -153,7 +153,9 @@ describe('Legacy REST API', () => {
       const write = await call('POST', '/api/organizers', reader.token, { slug: uniqueSlug('ro'), name: 'Read only' });
       expect(write.status).toBe(403);
       expect(write.body).toEqual({ message: '403 Forbidden', error: 'insufficient_scope' });
-      expect(write.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", scope="api", resource_metadata="${t.url}/.well-known/oauth-protected-resource"`);
+      expect(write.headers.get('www-authenticate')).toBe(
+        `Bearer error="insufficient_scope", scope="api", resource_metadata="${t.url}/.well-known/oauth-protected-resource"`,
+      );
     });
 
     it('refuses anonymous writes and an invalid token even on a public read', async () => {

@@ -1,12 +1,7 @@
 import { DomainError, DomainErrorKind } from '../errors/domain-error.js';
 
-export type ApplicationErrorCode = 
-  | 'INVALID_NAME'
-  | 'INVALID_REDIRECT_URI'
-  | 'INVALID_SCOPES'
-  | 'APPLICATION_NOT_FOUND'
-  | 'PUBLIC_CLIENT'
-  | 'ALREADY_CLAIMED';
+export type ApplicationErrorCode =
+  'INVALID_NAME' | 'INVALID_REDIRECT_URI' | 'INVALID_SCOPES' | 'APPLICATION_NOT_FOUND' | 'PUBLIC_CLIENT' | 'ALREADY_CLAIMED';
 
 const KIND: Record<ApplicationErrorCode, DomainErrorKind> = {
   INVALID_NAME: 'invalid',

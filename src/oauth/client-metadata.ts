@@ -69,7 +69,9 @@ export function readClientMetadata(body: unknown): ClientMetadata {
   const tokenEndpointAuthMethod = optionalString(fields, 'token_endpoint_auth_method') ?? DEFAULTS.tokenEndpointAuthMethod;
   const clientType = Object.hasOwn(AUTH_METHODS, tokenEndpointAuthMethod) ? AUTH_METHODS[tokenEndpointAuthMethod] : undefined;
   if (!clientType) {
-    throw metadataError(`Unsupported token_endpoint_auth_method: ${tokenEndpointAuthMethod} (supported: ${Object.keys(AUTH_METHODS).join(', ')})`);
+    throw metadataError(
+      `Unsupported token_endpoint_auth_method: ${tokenEndpointAuthMethod} (supported: ${Object.keys(AUTH_METHODS).join(', ')})`,
+    );
   }
   const grantTypes = onlyFrom('grant_types', optionalStrings(fields, 'grant_types') ?? [...DEFAULTS.grantTypes], SUPPORTED.grantTypes);
   const responseTypes = onlyFrom(

@@ -6,6 +6,7 @@ import type { AppConfig } from '../config/config.schema.js';
 import { addressKey, RateLimits } from '../rate-limits/rate-limits.service.js';
 import { ClientInformation, ClientRegistrationService } from './client-registration.service.js';
 import { registrationErrors } from './oauth-exception.filter.js';
+import { OAuthError } from './oauth.errors.js';
 
 /**
  * Dynamic client registration (RFC 7591), `POST /oauth/register`: open to anyone while
@@ -32,6 +33,8 @@ export class RegistrationController {
     if (!this.config.oauth.dynamicRegistration) throw new NotFoundException(`Cannot POST ${req.url}`);
     void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     await this.rateLimits.charge(reply, { budget: 'registration', key: addressKey(req.ip) }, 1);
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== 'application/json') throw new OAuthError('invalid_client_metadata', 'Send the client metadata as application/json');
     return this.registration.register(body);
   }
 }
