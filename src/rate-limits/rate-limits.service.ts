@@ -84,7 +84,12 @@ export class RateLimits implements OnApplicationShutdown {
         customIncrTtlLuaScript: CHARGE_IF_FITS,
         rejectIfRedisNotReady: true,
       });
-    this.shared = { token: limiter('token'), address: limiter('address'), client: limiter('client'), registration: limiter('registration') };
+    this.shared = {
+      token: limiter('token'),
+      address: limiter('address'),
+      client: limiter('client'),
+      registration: limiter('registration'),
+    };
     metrics.rateLimitStore(() => redis.status === 'ready' && Date.now() >= this.redisAvoidedUntil);
   }
 
