@@ -35,7 +35,7 @@ function expectExact401(res: { status: number; text: string; headers: Headers },
 
 describe('anonymous callers', () => {
   it('get 401 with the exact body for an operation with a non-public field', async () => {
-    expectExact401(await graphql(t.url, VIEWER), /^Bearer$/);
+    expectExact401(await graphql(t.url, VIEWER), /^Bearer resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource"$/);
   });
 
   it('run operations made only of public fields', async () => {
@@ -70,7 +70,7 @@ describe('anonymous callers', () => {
     const { token } = await createUserWithToken(t);
     for (const param of ['private_token', 'access_token']) {
       const res = await graphql(t.url, VIEWER, { path: `/graphql?${param}=${token}` });
-      expectExact401(res, /^Bearer$/);
+      expectExact401(res, /^Bearer resource_metadata="[^"]+"$/);
     }
   });
 });
@@ -183,7 +183,9 @@ describe('scopes', () => {
     const res = await graphql(t.url, MUTATION, { privateToken: token });
     expect(res.status).toBe(403);
     expect(res.text).toBe(JSON.stringify({ message: '403 Forbidden', error: 'insufficient_scope' }));
-    expect(res.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="api"');
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_scope", scope="api", resource_metadata="${t.url}/.well-known/oauth-protected-resource"`,
+    );
   });
 
   it('api runs mutations', async () => {

@@ -40,7 +40,7 @@ describe('the global guard on HTTP routes', () => {
     const res = await get(t.url, '/probe/private');
     expect(res.status).toBe(401);
     expect(res.text).toBe(UNAUTHORIZED);
-    expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${t.url}/.well-known/oauth-protected-resource"`);
   });
 
   it('lets anonymous callers reach @Public() routes, which then see no principal', async () => {
@@ -60,7 +60,9 @@ describe('the global guard on HTTP routes', () => {
     const res = await get(t.url, '/probe/public', { privateToken: 'agora_pat_nope' });
     expect(res.status).toBe(401);
     expect(res.text).toBe(UNAUTHORIZED);
-    expect(res.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer error="invalid_token", resource_metadata="${t.url}/.well-known/oauth-protected-resource"`,
+    );
   });
 
   it('answers both headers at once with 401', async () => {
@@ -73,7 +75,9 @@ describe('the global guard on HTTP routes', () => {
     const res = await fetch(`${t.url}/probe/write`, { method: 'POST', headers: { 'private-token': token } });
     expect(res.status).toBe(403);
     expect(await res.text()).toBe('{"message":"403 Forbidden","error":"insufficient_scope"}');
-    expect(res.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="api"');
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_scope", scope="api", resource_metadata="${t.url}/.well-known/oauth-protected-resource"`,
+    );
     const ok = await createUserWithToken(t, ['api']);
     expect((await fetch(`${t.url}/probe/write`, { method: 'POST', headers: { 'private-token': ok.token } })).status).toBe(201);
   });

@@ -143,7 +143,7 @@ describe('Legacy REST API', () => {
       const anonymous = await call('GET', '/api/user');
       expect(anonymous.status).toBe(401);
       expect(anonymous.text).toBe('{"message":"401 Unauthorized"}');
-      expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
+      expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${t.url}/.well-known/oauth-protected-resource"`);
       const both = await rest(t.url, 'GET', '/api/user', { privateToken: owner.token, bearer: owner.token });
       expect(both.status).toBe(401);
     });
@@ -153,7 +153,9 @@ describe('Legacy REST API', () => {
       const write = await call('POST', '/api/organizers', reader.token, { slug: uniqueSlug('ro'), name: 'Read only' });
       expect(write.status).toBe(403);
       expect(write.body).toEqual({ message: '403 Forbidden', error: 'insufficient_scope' });
-      expect(write.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="api"');
+      expect(write.headers.get('www-authenticate')).toBe(
+        `Bearer error="insufficient_scope", scope="api", resource_metadata="${t.url}/.well-known/oauth-protected-resource"`,
+      );
     });
 
     it('refuses anonymous writes and an invalid token even on a public read', async () => {

@@ -246,7 +246,9 @@ describe('access tokens', () => {
   it('without api or read_api get 403 on the API', async () => {
     const res = await graphql(t.url, '{ viewer { id } }', { bearer: await accessToken(['openid', 'profile']) });
     expect(res.status).toBe(403);
-    expect(res.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="api read_api"');
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_scope", scope="api read_api", resource_metadata="${t.url}/.well-known/oauth-protected-resource"`,
+    );
   });
 
   it('of a blocked user stop working', async () => {

@@ -44,19 +44,25 @@ export class AuthError extends Error {
     return this.code === 'UNAUTHENTICATED' ? { message: '401 Unauthorized' } : { message: '403 Forbidden', error: 'insufficient_scope' };
   }
 
-  /** The RFC 6750 §3 challenge. */
-  get challenge(): string {
-    if (this.code === 'INSUFFICIENT_SCOPE') {
-      return `Bearer error="insufficient_scope", scope="${this.requiredScopes.join(' ')}"`;
-    }
-    return this.invalidCredentials ? 'Bearer error="invalid_token"' : 'Bearer';
+  /**
+   * The RFC 6750 §3 challenge, with the protected resource metadata's address (RFC 9728 §5.1) when
+   * `resourceMetadataUrl` is given.
+   */
+  challenge(resourceMetadataUrl?: string): string {
+    const params: string[] = [];
+    if (this.code === 'INSUFFICIENT_SCOPE') params.push('error="insufficient_scope"', `scope="${this.requiredScopes.join(' ')}"`);
+    else if (this.invalidCredentials) params.push('error="invalid_token"');
+    if (resourceMetadataUrl) params.push(`resource_metadata="${resourceMetadataUrl}"`);
+    return params.length > 0 ? `Bearer ${params.join(', ')}` : 'Bearer';
   }
 }
 
 /**
  * The one HTTP answer to an AuthError, on every transport that authenticates with API credentials (REST,
- * GraphQL over HTTP, OAuth's UserInfo): the exact body, the RFC 6750 challenge, and `no-store`.
+ * GraphQL over HTTP, OAuth's UserInfo): the exact body, the RFC 6750 challenge naming the protected
+ * resource metadata (RFC 9728), and `no-store`.
  */
 export function sendAuthError(reply: FastifyReply, error: AuthError): void {
-  void reply.status(error.status).header('www-authenticate', error.challenge).header('cache-control', 'no-store').send(error.body);
+  const challenge = error.challenge(reply.server.protectedResourceMetadataUrl);
+  void reply.status(error.status).header('www-authenticate', challenge).header('cache-control', 'no-store').send(error.body);
 }

@@ -137,6 +137,14 @@ const commands = {
     },
     example: 'apps:rotate-secret --id q7WcX0…',
   },
+  'apps:claim': {
+    summary: 'Gives an application registered dynamically (owner null in apps:list) to a user, whose dashboard then lists it',
+    flags: {
+      id: { value: 'ID', description: 'Application ID as apps:list shows it (the internal id works too)', required: true },
+      owner: { value: 'U', description: 'Username of the new owner', required: true },
+    },
+    example: 'apps:claim --id 9f2c41… --owner ada',
+  },
   'keys:rotate': {
     summary: 'New id_token signing key; the old one stays in the JWKS until its tokens expire',
     flags: {},

@@ -32,7 +32,7 @@ function list(flags: Flags, name: string): string[] {
 }
 
 /** An application as an operator sees it: the Application ID the dashboard shows, never the secret. */
-function listedApplication(application: Application, owner: string | undefined) {
+function listedApplication(application: Application, owner: string | null | undefined) {
   return {
     clientId: application.clientId,
     name: application.name,
@@ -106,7 +106,8 @@ export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
     const applications = await app.get(ApplicationsService).list(owner?.id);
     const ownerIds = [...new Set(applications.flatMap((a) => (a.ownerId ? [a.ownerId] : [])))];
     const owners = new Map((await users.findManyByIds(ownerIds)).map((u) => [u.id, u.username]));
-    return { applications: applications.map((a) => listedApplication(a, a.ownerId ? owners.get(a.ownerId) : undefined)) };
+    // Owner null: registered dynamically (RFC 7591) and not claimed yet (apps:claim).
+    return { applications: applications.map((a) => listedApplication(a, a.ownerId ? owners.get(a.ownerId) : null)) };
   },
   async 'apps:create'(app, flags) {
     const owner = await app.get(UsersService).getByUsername(value(flags, 'owner'));
@@ -135,6 +136,13 @@ export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
     const { id } = await applications.getByClientIdOrId(value(flags, 'id'));
     const { application, clientSecret } = await applications.rotateSecret(id);
     return { clientId: application.clientId, clientSecret };
+  },
+  async 'apps:claim'(app, flags) {
+    const owner = await app.get(UsersService).getByUsername(value(flags, 'owner'));
+    const applications = app.get(ApplicationsService);
+    const { id } = await applications.getByClientIdOrId(value(flags, 'id'));
+    const application = await applications.claim(id, owner.id);
+    return { clientId: application.clientId, name: application.name, owner: owner.username, id: application.id };
   },
   async 'keys:rotate'(app) {
     return app.get(SigningKeysService).rotate();

@@ -29,6 +29,7 @@ describe('loadConfig', () => {
       refreshTokenIdleMs: 14 * 86_400_000,
       refreshTokenAbsoluteMs: 90 * 86_400_000,
       deviceCodeTtlMs: 600_000,
+      dynamicRegistration: false,
     });
     expect(config.workers).toBe(1);
   });
@@ -99,8 +100,25 @@ describe('loadConfig', () => {
     expect(problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317' })).toEqual([expect.stringMatching(/^OTEL_EXPORTER_OTLP_ENDPOINT: /)]);
   });
 
+  it('keeps dynamic client registration off unless OAUTH_DYNAMIC_REGISTRATION says true', () => {
+    expect(loadConfig({ OAUTH_DYNAMIC_REGISTRATION: 'true' }).oauth.dynamicRegistration).toBe(true);
+    expect(loadConfig({ OAUTH_DYNAMIC_REGISTRATION: 'false' }).oauth.dynamicRegistration).toBe(false);
+    expect(problems({ OAUTH_DYNAMIC_REGISTRATION: 'open' })).toEqual([
+      expect.stringMatching(/^OAUTH_DYNAMIC_REGISTRATION: must be true or false/),
+    ]);
+    expect(problems({ RATE_LIMIT_OAUTH_REGISTRATIONS: '0' })).toEqual([
+      expect.stringMatching(/^RATE_LIMIT_OAUTH_REGISTRATIONS: must be at least 1/),
+    ]);
+  });
+
   it('limits the API by default, in memory, and takes the limits, Redis and an off switch as settings', () => {
-    expect(loadConfig({}).rateLimits).toEqual({ windowSeconds: 3600, tokenPoints: 5000, anonymousPoints: 1000, oauthTokenRequests: 10000 });
+    expect(loadConfig({}).rateLimits).toEqual({
+      windowSeconds: 3600,
+      tokenPoints: 5000,
+      anonymousPoints: 1000,
+      oauthTokenRequests: 10000,
+      oauthRegistrations: 20,
+    });
     expect(loadConfig({}).redisUrl).toBeUndefined();
     const set = loadConfig({
       RATE_LIMIT_WINDOW_SECONDS: '60',
@@ -109,9 +127,16 @@ describe('loadConfig', () => {
       GRAPHQL_MAX_COST: '10000',
       GRAPHQL_ANONYMOUS_MAX_COST: '1000',
       RATE_LIMIT_OAUTH_TOKEN_REQUESTS: '5',
+      RATE_LIMIT_OAUTH_REGISTRATIONS: '2',
       REDIS_URL: 'rediss://:pw@redis.internal:6380/2',
     });
-    expect(set.rateLimits).toEqual({ windowSeconds: 60, tokenPoints: 100, anonymousPoints: 10, oauthTokenRequests: 5 });
+    expect(set.rateLimits).toEqual({
+      windowSeconds: 60,
+      tokenPoints: 100,
+      anonymousPoints: 10,
+      oauthTokenRequests: 5,
+      oauthRegistrations: 2,
+    });
     expect(set.redisUrl).toBe('rediss://:pw@redis.internal:6380/2');
     expect(loadConfig({ RATE_LIMIT_ENABLED: 'false' }).rateLimits).toBeUndefined();
     expect(problems({ REDIS_URL: 'localhost:6379' })).toEqual([

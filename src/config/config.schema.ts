@@ -85,6 +85,7 @@ export const environmentSchema = z.object({
   OAUTH_REFRESH_TOKEN_IDLE_SECONDS: positiveInt(10 * 365 * 86400).default(14 * 86400),
   OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS: positiveInt(10 * 365 * 86400).default(90 * 86400),
   OAUTH_DEVICE_CODE_TTL_SECONDS: positiveInt(3600).default(600),
+  OAUTH_DYNAMIC_REGISTRATION: boolean.default(false),
   GRAPHQL_MAX_DEPTH: positiveInt(100).default(12),
   GRAPHQL_MAX_COST: positiveInt(1_000_000).default(20000),
   GRAPHQL_ANONYMOUS_MAX_DEPTH: positiveInt(100).default(8),
@@ -108,6 +109,7 @@ export const environmentSchema = z.object({
   RATE_LIMIT_POINTS: positiveInt(1_000_000_000).default(5000),
   RATE_LIMIT_ANONYMOUS_POINTS: positiveInt(1_000_000_000).default(1000),
   RATE_LIMIT_OAUTH_TOKEN_REQUESTS: positiveInt(1_000_000_000).default(10000),
+  RATE_LIMIT_OAUTH_REGISTRATIONS: positiveInt(1_000_000_000).default(20),
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL such as redis://redis:6379/0' }).optional(),
 });
 
@@ -162,6 +164,8 @@ export interface AppConfig {
     refreshTokenIdleMs: number;
     /** No refresh token of a family outlives this, counted from the family's first token. */
     refreshTokenAbsoluteMs: number;
+    /** Dynamic client registration (RFC 7591) at POST /oauth/register; off unless OAUTH_DYNAMIC_REGISTRATION=true. */
+    dynamicRegistration: boolean;
   };
   graphql: {
     limits: {
@@ -197,6 +201,8 @@ export interface AppConfig {
     anonymousPoints: number;
     /** Per authenticated client at POST /oauth/token. */
     oauthTokenRequests: number;
+    /** Per address at POST /oauth/register (dynamic client registration). */
+    oauthRegistrations: number;
   };
   /** Where the counters live when every instance must share them; unset, each process counts in memory. */
   redisUrl?: string;
@@ -322,6 +328,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       accessTokenTtlMs: 3_600_000,
       refreshTokenIdleMs: e.OAUTH_REFRESH_TOKEN_IDLE_SECONDS * 1000,
       refreshTokenAbsoluteMs: e.OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS * 1000,
+      dynamicRegistration: e.OAUTH_DYNAMIC_REGISTRATION,
     },
     graphql: {
       limits: {
@@ -340,6 +347,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
           tokenPoints: e.RATE_LIMIT_POINTS,
           anonymousPoints: e.RATE_LIMIT_ANONYMOUS_POINTS,
           oauthTokenRequests: e.RATE_LIMIT_OAUTH_TOKEN_REQUESTS,
+          oauthRegistrations: e.RATE_LIMIT_OAUTH_REGISTRATIONS,
         }
       : undefined,
     redisUrl: e.REDIS_URL,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { Repository } from 'typeorm';
+import { IsNull, Repository } from 'typeorm';
 import { CredentialVerifier } from '../auth/credential-verifier.js';
 import { generateSecret, hashSecret, SecretPrefix } from '../auth/secret-token.js';
 import { Clock } from '../clock/clock.js';
@@ -87,6 +87,23 @@ export class ApplicationsService {
     await this.applications.update({ id: entity.id }, valid);
     await this.credentials.forgetCredentials([entity.id]);
     return toApplication({ ...entity, ...valid });
+  }
+
+  /**
+   * Gives an application registered dynamically (owned by nobody) to a user, whose dashboard then lists
+   * it. An application that already has an owner stays theirs.
+   */
+  async claim(id: string, ownerId: string): Promise<Application> {
+    const entity = await this.findEntity(id);
+    const { affected } = await this.applications.update({ id: entity.id, ownerId: IsNull() }, { ownerId });
+    if (!affected) throw new ApplicationError('ALREADY_CLAIMED', 'This application already has an owner', 'id');
+    await this.credentials.forgetCredentials([entity.id]);
+    return toApplication({ ...entity, ownerId });
+  }
+
+  /** How many dynamically registered applications nobody has claimed yet. */
+  async countUnclaimed(): Promise<number> {
+    return this.applications.countBy({ ownerId: IsNull() });
   }
 
   async findByClientId(clientId: string): Promise<ApplicationEntity | null> {

@@ -1,10 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.schema.js';
 import { isScope, parseScopeList } from '../auth/scopes.js';
 import { ApplicationEntity } from './application.entity.js';
 import { ApplicationsService } from './applications.service.js';
 import { matchesRegisteredRedirectUri } from './application-validation.js';
 import { AuthorizationPageError, OAuthError } from './oauth.errors.js';
 import { PkceService } from './pkce.service.js';
+import { checkResourceIndicator } from './resource-indicator.js';
 
 /** A checked authorization request (RFC 6749 §4.1.1 with RFC 7636 PKCE). */
 export interface AuthorizationRequest {
@@ -47,6 +50,7 @@ const PARAMETERS = [
   'nonce',
   'prompt',
   'max_age',
+  'resource',
 ];
 const MAX_STATE_OR_NONCE = 1024;
 
@@ -64,6 +68,7 @@ export class AuthorizationRequestValidator {
   constructor(
     private readonly applications: ApplicationsService,
     private readonly pkce: PkceService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
@@ -96,6 +101,7 @@ export class AuthorizationRequestValidator {
       this.checkOptional(params, 'state');
       const prompt = this.checkPrompt(params);
       const maxAge = this.checkMaxAge(params);
+      checkResourceIndicator(params.get('resource') ?? undefined, this.config.baseUrl);
       return { application, redirectUri, scopes, codeChallenge, state, nonce, prompt, maxAge };
     } catch (err) {
       if (err instanceof OAuthError) throw new AuthorizationRedirectError(err, redirectUri, state);

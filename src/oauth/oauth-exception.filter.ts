@@ -55,6 +55,23 @@ export class OAuthClientExceptionFilter extends OAuthExceptionFilter {
   }
 }
 
+/**
+ * Dynamic client registration (RFC 7591 §3.2.2): a body that cannot be read (not JSON, too large, of
+ * another media type, text that cannot be stored) is `invalid_client_metadata`, like metadata that is
+ * read and refused; everything else as at the other OAuth endpoints.
+ */
+@Catch()
+export class RegistrationExceptionFilter extends OAuthExceptionFilter {
+  protected override answerInProtocol(error: unknown, request: FastifyRequest, reply: FastifyReply): boolean {
+    const unreadable = error instanceof UnstorableTextError ? `${error.field} ${error.reason}` : clientErrorOf(error)?.detail;
+    if (unreadable !== undefined) {
+      sendOAuthError(reply, new OAuthError('invalid_client_metadata', unreadable));
+      return true;
+    }
+    return super.answerInProtocol(error, request, reply);
+  }
+}
+
 /** The client endpoints' addresses: what Fastify refuses there before TokenController runs is theirs too. */
 export const OAUTH_CLIENT_ENDPOINTS: ReadonlySet<string> = new Set([
   '/oauth/token',
@@ -65,3 +82,7 @@ export const OAUTH_CLIENT_ENDPOINTS: ReadonlySet<string> = new Set([
 
 export const oauthErrors = new OAuthExceptionFilter();
 export const oauthClientErrors = new OAuthClientExceptionFilter();
+export const registrationErrors = new RegistrationExceptionFilter();
+
+/** Where RegistrationExceptionFilter answers what Fastify refuses before the handler runs. */
+export const REGISTRATION_ENDPOINT = '/oauth/register';

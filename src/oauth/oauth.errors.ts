@@ -15,7 +15,12 @@ export type OAuthErrorCode =
   /** The device authorization grant (RFC 8628 §3.5) while it is polled. */
   | 'authorization_pending'
   | 'slow_down'
-  | 'expired_token';
+  | 'expired_token'
+  /** RFC 8707: a `resource` this server does not protect. */
+  | 'invalid_target'
+  /** RFC 7591 §3.2.2: a redirect URI, or other client metadata, that registration refuses. */
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata';
 
 const STATUS: Record<OAuthErrorCode, number> = {
   invalid_request: 400,
@@ -32,6 +37,9 @@ const STATUS: Record<OAuthErrorCode, number> = {
   authorization_pending: 400,
   slow_down: 400,
   expired_token: 400,
+  invalid_target: 400,
+  invalid_redirect_uri: 400,
+  invalid_client_metadata: 400,
 };
 
 /** A protocol error that knows its wire code and HTTP status. */

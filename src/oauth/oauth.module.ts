@@ -1,4 +1,6 @@
-import { Module, OnModuleInit } from '@nestjs/common';
+import { Inject, Module, OnModuleInit } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.schema.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ErrorMappers } from '../errors/error-mappers.js';
 import { addressOf } from '../errors/generic-errors.js';
@@ -23,8 +25,11 @@ import { GrantsService } from './grants.service.js';
 import { IdTokenService } from './id-token.service.js';
 import { LogoutController } from './logout.controller.js';
 import { LogoutRequestValidator } from './logout-request.js';
-import { OAUTH_CLIENT_ENDPOINTS, oauthClientErrors } from './oauth-exception.filter.js';
+import { OAUTH_CLIENT_ENDPOINTS, oauthClientErrors, REGISTRATION_ENDPOINT, registrationErrors } from './oauth-exception.filter.js';
+import { ClientRegistrationService } from './client-registration.service.js';
+import { MetadataController } from './metadata.controller.js';
 import { OidcController } from './oidc.controller.js';
+import { RegistrationController } from './registration.controller.js';
 import { PkceService } from './pkce.service.js';
 import { RefreshTokenEntity } from './refresh-token.entity.js';
 import { RefreshTokenGrant } from './refresh-token.grant.js';
@@ -58,6 +63,7 @@ import { TokenController } from './token.controller.js';
     DeviceAuthorizationsService,
     DeviceCodeGrant,
     ClientCors,
+    ClientRegistrationService,
     GrantsService,
     IdTokenService,
     LogoutRequestValidator,
@@ -68,7 +74,16 @@ import { TokenController } from './token.controller.js';
     SigningThread,
     TokenExchangeService,
   ],
-  controllers: [AuthorizeController, TokenController, OidcController, DeviceAuthorizationController, DeviceController, LogoutController],
+  controllers: [
+    AuthorizeController,
+    TokenController,
+    OidcController,
+    DeviceAuthorizationController,
+    DeviceController,
+    LogoutController,
+    MetadataController,
+    RegistrationController,
+  ],
   exports: [
     ClientCors,
     ApplicationsService,
@@ -81,12 +96,23 @@ import { TokenController } from './token.controller.js';
   ],
 })
 export class OAuthModule implements OnModuleInit {
-  constructor(private readonly errorMappers: ErrorMappers) {}
+  constructor(
+    private readonly errorMappers: ErrorMappers,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
-  /** What Fastify refuses at a client endpoint before TokenController runs, or for a method it lacks. */
+  /**
+   * What Fastify refuses at a client endpoint before TokenController runs, or for a method it lacks;
+   * the same at the registration endpoint, while it is on.
+   */
   onModuleInit(): void {
     this.errorMappers.register((error, request, reply) => {
-      if (!OAUTH_CLIENT_ENDPOINTS.has(addressOf(request))) return false;
+      const address = addressOf(request);
+      if (address === REGISTRATION_ENDPOINT && this.config.oauth.dynamicRegistration) {
+        registrationErrors.answer(error, request, reply);
+        return true;
+      }
+      if (!OAUTH_CLIENT_ENDPOINTS.has(address)) return false;
       oauthClientErrors.answer(error, request, reply);
       return true;
     });

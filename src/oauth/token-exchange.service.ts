@@ -9,6 +9,7 @@ import { OAuthError } from './oauth.errors.js';
 import { PkceService } from './pkce.service.js';
 import { DEVICE_CODE_GRANT_TYPE, DeviceCodeGrant } from './device-code-grant.js';
 import { RefreshTokenGrant } from './refresh-token.grant.js';
+import { SUPPORTED } from './server-metadata.js';
 import { RefreshTokensService } from './refresh-tokens.service.js';
 import { TokenRequestParams } from './client-authentication.js';
 
@@ -154,7 +155,8 @@ export class TokenExchangeService {
   }
 }
 
-const GRANT_TYPES = new Set(['authorization_code', 'refresh_token', DEVICE_CODE_GRANT_TYPE]);
+/** The grant types discovery lists; also what keeps the tokens-issued metric's label to a fixed set. */
+const GRANT_TYPES: ReadonlySet<string> = new Set(SUPPORTED.grantTypes);
 
 interface CodeRow extends Record<string, unknown> {
   application_id: string;

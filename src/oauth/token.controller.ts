@@ -5,6 +5,7 @@ import { AccessTokensService } from './access-tokens.service.js';
 import { ClientAuthenticator, readParams } from './client-authentication.js';
 import { oauthClientErrors } from './oauth-exception.filter.js';
 import { OAuthError } from './oauth.errors.js';
+import { checkResourceIndicator } from './resource-indicator.js';
 import { TokenExchangeService } from './token-exchange.service.js';
 import { RefreshTokensService } from './refresh-tokens.service.js';
 import { Inject } from '@nestjs/common';
@@ -36,6 +37,7 @@ export class TokenController {
     try {
       const params = readParams(req.headers['content-type'], req.body);
       this.exchange.checkGrantType(params);
+      checkResourceIndicator(params.resource, this.config.baseUrl);
       const application = await this.clients.authenticate(req.headers.authorization, params);
       // Per authenticated client: a caller that only knows a client id cannot spend the client's budget.
       await this.rateLimits.charge(reply, { budget: 'client', key: application.clientId }, 1);

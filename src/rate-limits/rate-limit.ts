@@ -1,5 +1,8 @@
-/** Which budget a request spends: its credential's, its address's (anonymous), or its OAuth client's. */
-export type RateLimitBudget = 'token' | 'address' | 'client';
+/**
+ * Which budget a request spends: its credential's, its address's (anonymous), its OAuth client's, or
+ * (dynamic client registration) its address's registrations.
+ */
+export type RateLimitBudget = 'token' | 'address' | 'client' | 'registration';
 
 /** Who pays for a request: a budget and the key of the caller within it. */
 export interface RateLimitSubject {
@@ -30,7 +33,9 @@ export class RateLimitError extends Error {
     super(
       subject.budget === 'client'
         ? `Too many token requests from this client: try again in ${retryAfterSeconds(state)} seconds.`
-        : `API rate limit exceeded${subject.budget === 'address' ? ' for your address (authenticate with a token for a budget of your own)' : ''}: ` +
+        : subject.budget === 'registration'
+          ? `Too many client registrations from this address: try again in ${retryAfterSeconds(state)} seconds.`
+          : `API rate limit exceeded${subject.budget === 'address' ? ' for your address (authenticate with a token for a budget of your own)' : ''}: ` +
             `this request costs ${state.cost} of ${state.limit} points per window, ${state.remaining} remain; try again in ${retryAfterSeconds(state)} seconds.`,
     );
     this.name = 'RateLimitError';

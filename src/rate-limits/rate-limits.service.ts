@@ -62,10 +62,15 @@ export class RateLimits implements OnApplicationShutdown {
   ) {
     const settings = config.rateLimits;
     if (!settings) return;
-    this.limits = { token: settings.tokenPoints, address: settings.anonymousPoints, client: settings.oauthTokenRequests };
+    this.limits = {
+      token: settings.tokenPoints,
+      address: settings.anonymousPoints,
+      client: settings.oauthTokenRequests,
+      registration: settings.oauthRegistrations,
+    };
     const windowMs = settings.windowSeconds * 1000;
     const counters = () => new WindowCounters(windowMs, MAX_KEYS_IN_MEMORY);
-    this.memory = { token: counters(), address: counters(), client: counters() };
+    this.memory = { token: counters(), address: counters(), client: counters(), registration: counters() };
     if (!config.redisUrl) return;
 
     const redis = this.connect(config.redisUrl);
@@ -79,7 +84,12 @@ export class RateLimits implements OnApplicationShutdown {
         customIncrTtlLuaScript: CHARGE_IF_FITS,
         rejectIfRedisNotReady: true,
       });
-    this.shared = { token: limiter('token'), address: limiter('address'), client: limiter('client') };
+    this.shared = {
+      token: limiter('token'),
+      address: limiter('address'),
+      client: limiter('client'),
+      registration: limiter('registration'),
+    };
     metrics.rateLimitStore(() => redis.status === 'ready' && Date.now() >= this.redisAvoidedUntil);
   }
 

@@ -8,6 +8,8 @@ export const CORS_ROUTES: ReadonlyMap<string, readonly string[]> = new Map([
   ['/oauth/userinfo', ['GET', 'POST']],
   ['/oauth/revoke', ['POST']],
   ['/.well-known/openid-configuration', ['GET']],
+  ['/.well-known/oauth-authorization-server', ['GET']],
+  ['/.well-known/oauth-protected-resource', ['GET']],
   ['/oauth/discovery/keys', ['GET']],
   ['/graphql', ['POST']],
 ]);

@@ -1,0 +1,79 @@
+import { SCOPES } from '../auth/scopes.js';
+import { PROMPTS } from './authorization-request.js';
+
+/**
+ * What this authorization server supports, in one place: both discovery documents (RFC 8414 and
+ * OpenID Connect Discovery) are built from it, so they never disagree. A feature that adds an
+ * endpoint or a grant type adds it here, and both documents list it.
+ */
+export const SUPPORTED = {
+  /** Endpoints, by their metadata name, as paths under the issuer (BASE_URL). */
+  endpoints: {
+    authorization_endpoint: '/oauth/authorize',
+    token_endpoint: '/oauth/token',
+    jwks_uri: '/oauth/discovery/keys',
+    revocation_endpoint: '/oauth/revoke',
+    introspection_endpoint: '/oauth/introspect',
+    device_authorization_endpoint: '/oauth/device_authorization',
+  } as Record<string, string>,
+  /** RFC 7591: listed only while OAUTH_DYNAMIC_REGISTRATION=true. */
+  registrationEndpoint: '/oauth/register',
+  grantTypes: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'] as string[],
+  responseTypes: ['code'],
+  responseModes: ['query'],
+  codeChallengeMethods: ['S256'],
+  // none: public clients, which identify themselves by client_id and prove the code with PKCE.
+  clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+} as const;
+
+/** OpenID Connect only: the UserInfo endpoint, ID tokens and their claims. */
+export const OIDC_SUPPORTED = {
+  endpoints: { userinfo_endpoint: '/oauth/userinfo', end_session_endpoint: '/oauth/logout' } as Record<string, string>,
+  subjectTypes: ['public'],
+  idTokenSigningAlgs: ['RS256'],
+  claims: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'name', 'preferred_username', 'email', 'email_verified'],
+} as const;
+
+export interface MetadataOptions {
+  issuer: string;
+  /** Whether dynamic client registration (RFC 7591) is on. */
+  registration: boolean;
+}
+
+function endpoints(issuer: string, paths: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(paths).map(([name, path]) => [name, `${issuer}${path}`]));
+}
+
+/** RFC 8414 authorization server metadata (`/.well-known/oauth-authorization-server`). */
+export function authorizationServerMetadata({ issuer, registration }: MetadataOptions): Record<string, unknown> {
+  return {
+    issuer,
+    ...endpoints(issuer, SUPPORTED.endpoints),
+    ...(registration && { registration_endpoint: `${issuer}${SUPPORTED.registrationEndpoint}` }),
+    scopes_supported: Object.keys(SCOPES),
+    response_types_supported: [...SUPPORTED.responseTypes],
+    response_modes_supported: [...SUPPORTED.responseModes],
+    grant_types_supported: [...SUPPORTED.grantTypes],
+    token_endpoint_auth_methods_supported: [...SUPPORTED.clientAuthMethods],
+    revocation_endpoint_auth_methods_supported: [...SUPPORTED.clientAuthMethods],
+    introspection_endpoint_auth_methods_supported: [...SUPPORTED.clientAuthMethods],
+    code_challenge_methods_supported: [...SUPPORTED.codeChallengeMethods],
+    // RFC 9207: every authorization response carries `iss`.
+    authorization_response_iss_parameter_supported: true,
+  };
+}
+
+/** OpenID Connect Discovery 1.0 (`/.well-known/openid-configuration`): the same, plus what only OpenID Connect has. */
+export function openidProviderMetadata(options: MetadataOptions): Record<string, unknown> {
+  return {
+    ...authorizationServerMetadata(options),
+    ...endpoints(options.issuer, OIDC_SUPPORTED.endpoints),
+    subject_types_supported: [...OIDC_SUPPORTED.subjectTypes],
+    id_token_signing_alg_values_supported: [...OIDC_SUPPORTED.idTokenSigningAlgs],
+    claims_supported: [...OIDC_SUPPORTED.claims],
+    prompt_values_supported: [...PROMPTS],
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    claims_parameter_supported: false,
+  };
+}

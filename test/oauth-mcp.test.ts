@@ -1,0 +1,134 @@
+import { auth, extractWWWAuthenticateParams, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { ApplicationsService } from '../src/oauth/applications.service.js';
+import type { User } from '../src/users/user.model.js';
+import { createUser } from './support/fixtures.js';
+import { graphql } from './support/http.js';
+import { approveInBrowser } from './support/oauth.js';
+import { startTestApp, TestApp } from './support/test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ OAUTH_DYNAMIC_REGISTRATION: 'true' });
+});
+afterAll(() => t.close());
+
+/**
+ * What an MCP client application keeps (client information, tokens, the PKCE verifier) and how it
+ * sends the user to the authorization server: here, sign-in and consent driven in a browser-like
+ * client, whose final redirect (to the loopback address nobody listens on) is kept for the test.
+ */
+class TestOAuthClientProvider implements OAuthClientProvider {
+  client?: OAuthClientInformationMixed;
+  saved?: OAuthTokens;
+  verifier?: string;
+  authorizationUrl?: URL;
+  callback?: URL;
+
+  constructor(
+    private readonly user: User,
+    /** A native client's loopback redirect (RFC 8252): the port is its own choice. */
+    readonly redirectUrl = `http://127.0.0.1:${49152 + Math.floor(Math.random() * 16000)}/callback`,
+  ) {}
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'MCP test client',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(information: OAuthClientInformationMixed) {
+    this.client = information;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier!;
+  }
+  async redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+    this.callback = new URL(await approveInBrowser(t, url, this.user));
+  }
+}
+
+describe('an MCP client (@modelcontextprotocol/sdk)', () => {
+  it('discovers Agora from a 401, registers itself, signs the user in with PKCE and calls the API', async () => {
+    const user = await createUser(t);
+    const serverUrl = new URL(`${t.url}/graphql`);
+    const requests: string[] = [];
+    let tokenRequest: URLSearchParams | undefined;
+    const fetchFn = (input: string | URL | Request, init?: RequestInit) => {
+      const url = new URL(input instanceof Request ? input.url : input);
+      requests.push(`${init?.method ?? 'GET'} ${url.pathname}`);
+      if (url.pathname === '/oauth/token') tokenRequest = new URLSearchParams(init?.body as URLSearchParams);
+      return fetch(input, init);
+    };
+
+    // The API's 401 says where its protected resource metadata is (RFC 9728 §5.1).
+    const refused = await fetch(serverUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ viewer { id } }' }),
+    });
+    expect(refused.status).toBe(401);
+    const { resourceMetadataUrl } = extractWWWAuthenticateParams(refused);
+    expect(resourceMetadataUrl?.href).toBe(`${t.url}/.well-known/oauth-protected-resource`);
+
+    const provider = new TestOAuthClientProvider(user);
+    expect(await auth(provider, { serverUrl, resourceMetadataUrl, fetchFn })).toBe('REDIRECT');
+    // RFC 9728, then RFC 8414, then RFC 7591.
+    expect(requests).toEqual([
+      'GET /.well-known/oauth-protected-resource',
+      'GET /.well-known/oauth-authorization-server',
+      'POST /oauth/register',
+    ]);
+
+    // Registered as a public client owned by nobody, with the scopes the resource metadata lists.
+    expect(provider.client).toMatchObject({ token_endpoint_auth_method: 'none', scope: 'api read_api' });
+    expect(provider.client).not.toHaveProperty('client_secret');
+    const application = (await t.get(ApplicationsService).findByClientId(provider.client!.client_id))!;
+    expect(application).toMatchObject({ ownerId: null, clientType: 'public', name: 'MCP test client' });
+
+    // The authorization request: PKCE S256 and the resource indicator (RFC 8707) the metadata named.
+    const params = provider.authorizationUrl!.searchParams;
+    expect(provider.authorizationUrl!.origin + provider.authorizationUrl!.pathname).toBe(`${t.url}/oauth/authorize`);
+    expect(params.get('code_challenge_method')).toBe('S256');
+    expect(params.get('resource')).toBe(t.url);
+    expect(params.get('scope')).toBe('api read_api');
+
+    const callback = provider.callback!;
+    expect(callback.origin + callback.pathname).toBe(provider.redirectUrl);
+    expect(callback.searchParams.get('iss')).toBe(t.url);
+    const code = callback.searchParams.get('code')!;
+    expect(await auth(provider, { serverUrl, resourceMetadataUrl, authorizationCode: code, fetchFn })).toBe('AUTHORIZED');
+    expect(requests.at(-1)).toBe('POST /oauth/token');
+    // A public client: its id, no secret; the code verifier; the same resource indicator.
+    expect(Object.fromEntries(tokenRequest!)).toEqual({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: provider.verifier,
+      redirect_uri: provider.redirectUrl,
+      client_id: provider.client!.client_id,
+      resource: t.url,
+    });
+    expect(provider.saved).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'api read_api' });
+
+    const viewer = await graphql(t.url, '{ viewer { id username } }', { bearer: provider.saved!.access_token });
+    expect(viewer.status).toBe(200);
+    expect(viewer.body.data?.viewer).toEqual({ id: user.id, username: user.username });
+  });
+});

@@ -1,0 +1,295 @@
+import { jest } from '@jest/globals';
+import * as client from 'openid-client';
+import { ApplicationsService } from '../src/oauth/applications.service.js';
+import { MAX_UNCLAIMED_APPLICATIONS } from '../src/oauth/client-registration.service.js';
+import { Browser, signIn } from './support/browser.js';
+import { createUser, TEST_PASSWORD } from './support/fixtures.js';
+import { graphql } from './support/http.js';
+import { approveInBrowser } from './support/oauth.js';
+import { runCli } from './support/processes.js';
+import { startTestApp, TestApp } from './support/test-app.js';
+import type { User } from '../src/users/user.model.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ OAUTH_DYNAMIC_REGISTRATION: 'true' });
+});
+afterAll(() => t.close());
+
+const CALLBACK = 'http://localhost:4000/callback';
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: Record<string, any>;
+}
+
+async function register(body: unknown, contentType = 'application/json', app: TestApp = t): Promise<Answer> {
+  const res = await fetch(`${app.url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: JSON.parse(text) as Record<string, any> };
+}
+
+function expectRefused(res: Answer, error: 'invalid_redirect_uri' | 'invalid_client_metadata'): void {
+  expect(res.status).toBe(400);
+  expect(res.headers.get('cache-control')).toBe('no-store');
+  expect(res.body).toEqual({ error, error_description: expect.any(String) });
+}
+
+describe('dynamic client registration (RFC 7591), on', () => {
+  it('is announced by both discovery documents', async () => {
+    for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+      const metadata = (await (await fetch(`${t.url}${path}`)).json()) as Record<string, unknown>;
+      expect(metadata.registration_endpoint).toBe(`${t.url}/oauth/register`);
+    }
+  });
+
+  it('registers a public client (none): no secret, owned by nobody, metadata echoed', async () => {
+    const res = await register({
+      client_name: 'My CLI',
+      redirect_uris: ['http://127.0.0.1/callback', 'com.example.cli:/oauth'],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      scope: 'openid read_api',
+      // Unknown and unsupported metadata is ignored (RFC 7591 §2), and not echoed.
+      logo_uri: 'https://cli.example/logo.png',
+      software_id: 'cli',
+      jwks: { keys: [] },
+      something_else: [1, 2, 3],
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.body).toEqual({
+      client_id: expect.stringMatching(/^[0-9a-f]{40}$/),
+      client_id_issued_at: expect.any(Number),
+      client_name: 'My CLI',
+      redirect_uris: ['http://127.0.0.1/callback', 'com.example.cli:/oauth'],
+      post_logout_redirect_uris: [],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      scope: 'openid read_api',
+    });
+    expect(Math.abs(res.body.client_id_issued_at - Date.now() / 1000)).toBeLessThan(60);
+    const application = (await t.get(ApplicationsService).findByClientId(res.body.client_id))!;
+    expect(application).toMatchObject({ ownerId: null, clientType: 'public', clientSecretHash: null, scopes: ['openid', 'read_api'] });
+  });
+
+  it('registers a confidential client by default (client_secret_basic), its secret shown this once', async () => {
+    const res = await register({ redirect_uris: ['https://app.example/cb'] });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      client_id: expect.any(String),
+      client_secret: expect.stringMatching(/^agora_ocs_/),
+      client_secret_expires_at: 0,
+      client_id_issued_at: expect.any(Number),
+      client_name: 'Unnamed application',
+      redirect_uris: ['https://app.example/cb'],
+      post_logout_redirect_uris: [],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      scope: 'openid api',
+    });
+    const applications = t.get(ApplicationsService);
+    expect(await applications.authenticate(res.body.client_id, res.body.client_secret)).toMatchObject({ ownerId: null });
+  });
+
+  it('signs a user in with a confidential client openid-client registered itself', async () => {
+    const user = await createUser(t);
+    const config = await client.dynamicClientRegistration(
+      new URL(t.url),
+      {
+        client_name: 'Registered web app',
+        redirect_uris: [CALLBACK],
+        token_endpoint_auth_method: 'client_secret_post',
+        scope: 'openid profile api',
+      },
+      undefined,
+      { execute: [client.allowInsecureRequests] },
+    );
+    expect(config.clientMetadata().client_secret).toMatch(/^agora_ocs_/);
+    const tokens = await signInWith(config, user, 'openid profile api');
+    expect(tokens.claims()).toMatchObject({ sub: user.id, aud: config.clientMetadata().client_id, preferred_username: user.username });
+    expect((await graphql(t.url, '{ viewer { id } }', { bearer: tokens.access_token })).body.data?.viewer).toEqual({ id: user.id });
+  });
+
+  it('signs a user in with a public client openid-client registered itself (PKCE alone)', async () => {
+    const user = await createUser(t);
+    const config = await client.dynamicClientRegistration(
+      new URL(t.url),
+      {
+        client_name: 'Registered native app',
+        redirect_uris: ['http://127.0.0.1/callback'],
+        token_endpoint_auth_method: 'none',
+        scope: 'api',
+      },
+      client.None(),
+      { execute: [client.allowInsecureRequests] },
+    );
+    expect(config.clientMetadata().client_secret).toBeUndefined();
+    const port = 49152 + Math.floor(Math.random() * 16000);
+    const tokens = await signInWith(config, user, 'api', `http://127.0.0.1:${port}/callback`);
+    expect(tokens.scope).toBe('api');
+    expect((await graphql(t.url, '{ viewer { id } }', { bearer: tokens.access_token })).body.data?.viewer).toEqual({ id: user.id });
+  });
+
+  async function signInWith(config: client.Configuration, user: User, scope: string, redirectUri = CALLBACK) {
+    const application = (await t.get(ApplicationsService).findByClientId(config.clientMetadata().client_id))!;
+    expect(application.ownerId).toBeNull();
+    const codeVerifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const openid = scope.split(' ').includes('openid');
+    const nonce = openid ? client.randomNonce() : undefined;
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: redirectUri,
+      scope,
+      code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: 'S256',
+      state,
+      ...(nonce && { nonce }),
+    });
+    const callback = new URL(await approveInBrowser(t, url, user));
+    return client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: codeVerifier,
+      expectedState: state,
+      expectedNonce: nonce,
+      idTokenExpected: openid,
+    });
+  }
+});
+
+describe('registration refuses bad metadata with a 400 in RFC 7591 words, never a 500', () => {
+  const valid = { redirect_uris: ['https://app.example/cb'] };
+
+  it.each([
+    ['no redirect_uris', {}],
+    ['an empty redirect_uris', { redirect_uris: [] }],
+    ['redirect_uris as a string', { redirect_uris: 'https://app.example/cb' }],
+    ['redirect_uris of numbers', { redirect_uris: [1, 2] }],
+    ['a relative redirect URI', { redirect_uris: ['/callback'] }],
+    ['http on a host that is not this machine', { redirect_uris: ['http://app.example/cb'] }],
+    ['a fragment', { redirect_uris: ['https://app.example/cb#here'] }],
+    ['credentials in the URI', { redirect_uris: ['https://user:pw@app.example/cb'] }],
+    ['a private-use scheme for a confidential client', { redirect_uris: ['com.example.app:/cb'] }],
+    ['javascript:', { redirect_uris: ['javascript:alert(1)'], token_endpoint_auth_method: 'none' }],
+    ['eleven redirect URIs', { redirect_uris: Array.from({ length: 11 }, (_, i) => `https://app.example/cb${i}`) }],
+  ])('%s: invalid_redirect_uri', async (_name, body) => {
+    expectRefused(await register(body), 'invalid_redirect_uri');
+  });
+
+  it.each([
+    ['an unknown grant type', { ...valid, grant_types: ['client_credentials'] }],
+    ['the password grant', { ...valid, grant_types: ['authorization_code', 'password'] }],
+    ['grant_types as a string', { ...valid, grant_types: 'authorization_code' }],
+    ['response_type token', { ...valid, response_types: ['token'] }],
+    ['response types of numbers', { ...valid, response_types: [1] }],
+    ['a code response without the code grant', { ...valid, grant_types: [], response_types: ['code'] }],
+    ['an unsupported authentication method', { ...valid, token_endpoint_auth_method: 'private_key_jwt' }],
+    ['an authentication method that is no string', { ...valid, token_endpoint_auth_method: ['none'] }],
+    ['an inherited property name as method', { ...valid, token_endpoint_auth_method: 'toString' }],
+    ['an unknown scope', { ...valid, scope: 'openid admin' }],
+    ['an empty scope', { ...valid, scope: '' }],
+    ['scope as an array', { ...valid, scope: ['api'] }],
+    ['a name too long', { ...valid, client_name: 'x'.repeat(101) }],
+    ['a name that is a number', { ...valid, client_name: 5 }],
+    ['post-logout URIs of the wrong type', { ...valid, post_logout_redirect_uris: [null] }],
+    ['a bad post-logout URI', { ...valid, post_logout_redirect_uris: ['http://app.example/bye'] }],
+    ['a JSON array', [valid]],
+    ['JSON null', null],
+    ['a JSON string', 'x'],
+  ])('%s: invalid_client_metadata', async (_name, body) => {
+    expectRefused(await register(body === 'x' ? '"x"' : body), 'invalid_client_metadata');
+  });
+
+  it('refuses a body that is not JSON, or not sent as JSON', async () => {
+    expectRefused(await register('{"redirect_uris": [', 'application/json'), 'invalid_client_metadata');
+    expectRefused(await register('', 'application/json'), 'invalid_client_metadata');
+    expectRefused(
+      await register(new URLSearchParams({ redirect_uris: 'https://app.example/cb' }).toString(), 'application/x-www-form-urlencoded'),
+      'invalid_client_metadata',
+    );
+    expectRefused(await register(JSON.stringify(valid), 'text/plain'), 'invalid_client_metadata');
+  });
+
+  it('refuses a huge body and text that cannot be stored', async () => {
+    expectRefused(await register({ ...valid, client_name: 'x'.repeat(2 * 1024 * 1024) }), 'invalid_client_metadata');
+    expectRefused(await register({ ...valid, client_name: 'x'.repeat(200_000) }), 'invalid_client_metadata');
+    expectRefused(await register({ ...valid, client_name: 'nul \u0000 byte' }), 'invalid_client_metadata');
+  });
+
+  it('closes registration while too many applications wait to be claimed', async () => {
+    const spy = jest.spyOn(t.get(ApplicationsService), 'countUnclaimed').mockResolvedValue(MAX_UNCLAIMED_APPLICATIONS);
+    try {
+      const res = await register(valid);
+      expect(res.status).toBe(503);
+      expect(res.body.error).toBe('temporarily_unavailable');
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await register(valid)).status).toBe(201);
+  });
+});
+
+describe('claiming a registered application', () => {
+  it('lists it for operators with owner null until an operator gives it to a user, whose dashboard then shows it', async () => {
+    const registered = await register({ client_name: 'Claim me', redirect_uris: ['https://claim.example/cb'] });
+    const clientId = registered.body.client_id as string;
+    const before = await runCli(t.databaseEnv, 'apps:list');
+    expect(before.code).toBe(0);
+    expect(before.json.applications.find((a: { clientId: string }) => a.clientId === clientId)).toMatchObject({
+      name: 'Claim me',
+      owner: null,
+    });
+
+    const user = await createUser(t);
+    const browser = new Browser(t.url);
+    await signIn(browser, user.username, TEST_PASSWORD);
+    expect(await (await browser.get('/applications')).text()).not.toContain(clientId);
+
+    const claimed = await runCli(t.databaseEnv, 'apps:claim', '--id', clientId, '--owner', user.username);
+    expect(claimed.stderr).toBe('');
+    expect(claimed.json).toMatchObject({ clientId, name: 'Claim me', owner: user.username });
+    expect(await (await browser.get('/applications')).text()).toContain(clientId);
+    const after = await runCli(t.databaseEnv, 'apps:list', '--owner', user.username);
+    expect(after.json.applications).toEqual([expect.objectContaining({ clientId, owner: user.username })]);
+
+    // Claimed once: it stays with its owner.
+    const other = await createUser(t);
+    const again = await runCli(t.databaseEnv, 'apps:claim', '--id', clientId, '--owner', other.username);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe('agora: --id: This application already has an owner\n');
+  });
+});
+
+describe('registration throttle', () => {
+  let limited: TestApp;
+  beforeAll(async () => {
+    limited = await startTestApp({ OAUTH_DYNAMIC_REGISTRATION: 'true', RATE_LIMIT_OAUTH_REGISTRATIONS: '3' });
+  });
+  afterAll(() => limited.close());
+
+  it('answers 429 too_many_requests with Retry-After once an address has spent its registrations', async () => {
+    expect((await register({ redirect_uris: ['https://a.example/cb'] }, 'application/json', limited)).status).toBe(201);
+    // A refused registration counts too.
+    expect((await register({ redirect_uris: ['http://a.example/cb'] }, 'application/json', limited)).status).toBe(400);
+    const third = await register({ redirect_uris: ['https://a.example/cb'] }, 'application/json', limited);
+    expect(third.status).toBe(201);
+    expect(third.headers.get('x-ratelimit-remaining')).toBe('0');
+    const refused = await register({ redirect_uris: ['https://a.example/cb'] }, 'application/json', limited);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('cache-control')).toBe('no-store');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.body).toEqual({
+      error: 'too_many_requests',
+      error_description: expect.stringMatching(/registrations from this address/),
+    });
+    // Other endpoints are not affected.
+    expect((await fetch(`${limited.url}/.well-known/oauth-authorization-server`)).status).toBe(200);
+  });
+});
