@@ -1,6 +1,8 @@
 import * as client from 'openid-client';
 import { DataSource } from 'typeorm';
 import { HousekeepingService } from '../src/housekeeping/housekeeping.service.js';
+import { ApplicationsService } from '../src/oauth/applications.service.js';
+import { DeviceCodeGrant } from '../src/oauth/device-code-grant.js';
 import { DEVICE_CODE_LIMITS } from '../src/sessions/sign-in-throttle.js';
 import { Browser, formFields, signIn } from './support/browser.js';
 import { createUser, TEST_PASSWORD } from './support/fixtures.js';
@@ -334,6 +336,20 @@ describe('polling the token endpoint (RFC 8628 §3.4–3.5)', () => {
     const results = await Promise.all(Array.from({ length: 10 }, () => poll(app, device_code)));
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 400).map((r) => r.body.error)).toEqual(Array(9).fill('invalid_grant'));
+  });
+
+  it('of 10 concurrent redemptions at the service, exactly one gets a token (the row lock decides)', async () => {
+    const { user, app } = await newUserAndApp(t);
+    const { device_code, user_code } = await startDevice(app, 'api');
+    await decide(await signedIn(user), user_code, 'approve');
+    const application = (await t.get(ApplicationsService).findByClientId(app.clientId))!;
+    const grant = t.get(DeviceCodeGrant);
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => grant.exchange(application, { device_code })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const tokens: { n: string }[] = await t
+      .get(DataSource)
+      .query(`SELECT count(*) AS n FROM oauth_access_tokens WHERE application_id = $1`, [application.id]);
+    expect(Number(tokens[0]!.n)).toBe(1);
   });
 
   it('answers another client’s device code as an unknown one, and leaves it to its own client', async () => {

@@ -260,8 +260,8 @@ beforeAll(async () => {
   });
   data.applicationId = application.id;
   data.clientId = application.clientId;
-  const entity = (await applications.findByClientId(application.clientId))!;
-  const device = await t.get(DeviceAuthorizationsService).start(entity, { scope: 'openid profile email api read_api' });
+  const planner = (await applications.findByClientId(application.clientId))!;
+  const device = await t.get(DeviceAuthorizationsService).start(planner, { scope: 'openid profile email api read_api' });
   data.userCode = device.user_code;
   const { application: approved } = await applications.create(user.id, {
     name: 'Orbit Tracker Community Edition',
