@@ -143,7 +143,7 @@ describe('the device flow, driven by openid-client', () => {
     const { app } = await newUserAndApp(t);
     const metadata = (await discover(t, app)).serverMetadata();
     expect(metadata.device_authorization_endpoint).toBe(`${t.url}/oauth/device_authorization`);
-    expect(metadata.grant_types_supported).toEqual(['authorization_code', GRANT_TYPE]);
+    expect(metadata.grant_types_supported).toEqual(['authorization_code', 'refresh_token', GRANT_TYPE]);
   });
 });
 

@@ -152,7 +152,7 @@ describe('issuing a refresh token', () => {
 
   it('announces refresh_token and offline_access in discovery', async () => {
     const doc = (await (await fetch(`${t.url}/.well-known/openid-configuration`)).json()) as Record<string, string[]>;
-    expect(doc.grant_types_supported).toEqual(['authorization_code', 'refresh_token']);
+    expect(doc.grant_types_supported).toEqual(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']);
     expect(doc.scopes_supported).toContain('offline_access');
   });
 });
