@@ -501,3 +501,32 @@ describe('housekeeping', () => {
     expect(await count()).toBe(0);
   });
 });
+
+describe('an approval on the device page', () => {
+  it('is listed under Authorized applications, and revoking it there ends what the device holds', async () => {
+    const user = await createUser(t);
+    const app = await registerPublicApp(t, null, { scopes: ['openid', 'api', 'offline_access'] });
+    const device = await startDevice(app, 'openid api offline_access');
+    const browser = await signedIn(user);
+    await decide(browser, device.user_code, 'approve');
+    t.clock.advance(5000);
+    const tokens = await poll(app, device.device_code);
+    expect(tokens.status).toBe(200);
+    expect(tokens.body.refresh_token).toMatch(/^agora_ort_/);
+
+    const href = `/account/authorized/${app.applicationId}/revoke`;
+    expect(await (await browser.get('/account/authorized')).text()).toContain(href);
+    const confirm = await (await browser.get(href)).text();
+    const { posted } = await browser.submit(href, formFields(confirm));
+    expect(posted.status).toBe(303);
+
+    const refreshed = await post('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.body.refresh_token,
+      client_id: app.clientId,
+    });
+    expect(refreshed.status).toBe(400);
+    expect(refreshed.body.error).toBe('invalid_grant');
+    expect((await graphql(t.url, '{ viewer { id } }', { bearer: tokens.body.access_token })).status).toBe(401);
+  });
+});

@@ -168,3 +168,33 @@ describe('public clients (token_endpoint_auth_method none, PKCE alone)', () => {
     await expect(t.get(ApplicationsService).rotateSecret(app.applicationId)).rejects.toMatchObject({ code: 'PUBLIC_CLIENT' });
   });
 });
+
+describe('repeat authorization of a native app (RFC 8252 §8.6)', () => {
+  it('asks the user every time for a loopback or private-use redirect, not for an https one', async () => {
+    const owner = await createUser(t);
+    const user = await createUser(t);
+    const app = await registerPublicApp(t, owner.id, { redirectUris: ['http://127.0.0.1/callback', 'https://spa.example/callback'] });
+    const config = await discoverPublic(t, app.clientId);
+    const browser = new Browser(t.url);
+    // The first approval of each is remembered as usual.
+    for (const redirectUri of ['http://127.0.0.1:50123/callback', 'https://spa.example/callback']) {
+      const { url } = await request(config, redirectUri, 'api');
+      await approveInBrowser(t, url, user, browser);
+    }
+    // Another program on the device, with a port and a PKCE pair of its own, gets the consent page again.
+    const again = await request(config, 'http://127.0.0.1:50999/callback', 'api');
+    const asked = await browser.get(again.url.pathname + again.url.search);
+    expect(asked.status).toBe(200);
+    expect(await asked.text()).toContain('decision');
+    const silent = await request(config, 'http://127.0.0.1:50999/callback', 'api');
+    silent.url.searchParams.set('prompt', 'none');
+    const refused = await browser.get(silent.url.pathname + silent.url.search);
+    expect(refused.status).toBe(302);
+    expect(new URL(refused.headers.get('location')!).searchParams.get('error')).toBe('consent_required');
+    // A web origin's https redirect is the app's own: the remembered approval covers it.
+    const web = await request(config, 'https://spa.example/callback', 'api');
+    const remembered = await browser.get(web.url.pathname + web.url.search);
+    expect(remembered.status).toBe(302);
+    expect(remembered.headers.get('location')).toMatch(/^https:\/\/spa\.example\/callback\?code=/);
+  });
+});

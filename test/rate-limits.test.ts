@@ -5,7 +5,7 @@ import { rateLimitPoints } from '../src/graphql/operation-policy.plugin.js';
 import { UsersService } from '../src/users/users.service.js';
 import { createUser, createUserWithToken } from './support/fixtures.js';
 import { ApiResponse, get, graphql, rest } from './support/http.js';
-import { issueCode, REDIRECT_URI, registerApp, RegisteredApp } from './support/oauth.js';
+import { issueCode, REDIRECT_URI, registerApp, RegisteredApp, registerPublicApp } from './support/oauth.js';
 import { parseMetrics, valueOf } from './support/prometheus.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -243,6 +243,33 @@ describe('API rate limits behind a proxy (TRUST_PROXY=true)', () => {
     expect(budgetOf(await via('2001:db8:5:6::1')).remaining).toBe(2);
     expect(budgetOf(await via('2001:db8:5:6:ffff::2')).remaining).toBe(1);
     expect(budgetOf(await via('2001:db8:5:7::1')).remaining).toBe(2);
+  });
+});
+
+describe('the token endpoint budget of a public client, behind a proxy', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ TRUST_PROXY: 'true', RATE_LIMIT_OAUTH_TOKEN_REQUESTS: '2' });
+  });
+  afterAll(() => t.close());
+
+  it('is one per address: knowing the public client id spends only your own share', async () => {
+    const app = await registerPublicApp(t, (await createUser(t)).id);
+    const from = (address: string) =>
+      fetch(`${t.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': address },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'agora_ort_unknown', client_id: app.clientId }),
+      });
+    expect((await from('198.51.100.1')).status).toBe(400);
+    expect((await from('198.51.100.1')).status).toBe(400);
+    const spent = await from('198.51.100.1');
+    expect(spent.status).toBe(429);
+    expect(((await spent.json()) as { error: string }).error).toBe('too_many_requests');
+    // Every other installation of the same app still gets its answer.
+    const elsewhere = await from('198.51.100.2');
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.headers.get('x-ratelimit-remaining')).toBe('1');
   });
 });
 

@@ -41,8 +41,14 @@ export class AuthorizeController {
   async authorize(@Req() req: FastifyRequest, @CurrentSession() session: SignedInUser | null): Promise<PageResult> {
     const params = new URLSearchParams(req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '');
     return this.handle(session, params, { enforceReauthentication: true }, async (request, signedIn) => {
-      // prompt=consent asks again even when an earlier approval covers the scopes.
-      if (!request.prompt.has('consent') && (await this.grants.covers(signedIn.user.id, request.application.id, request.scopes))) {
+      // prompt=consent asks again even when an earlier approval covers the scopes; so does a request of
+      // a native app (RFC 8252 §8.6): any program on the device can use its loopback or private-use
+      // redirect URI with a PKCE pair of its own, so only the user can tell the real app from another.
+      if (
+        !request.prompt.has('consent') &&
+        !asksEveryTime(request) &&
+        (await this.grants.covers(signedIn.user.id, request.application.id, request.scopes))
+      ) {
         return this.approve(request, signedIn.user.id, signedIn.authTime);
       }
       if (request.prompt.has('none')) {
@@ -140,4 +146,9 @@ function signInLocation(params: URLSearchParams, reauth: boolean): string {
   else back.delete('prompt');
   const returnTo = `/oauth/authorize?${back.toString()}`;
   return `/sign-in?return_to=${encodeURIComponent(returnTo)}${reauth ? '&reauth=1' : ''}`;
+}
+
+/** A public client whose redirect URI is not https (loopback or a private-use scheme): a native app. */
+function asksEveryTime(request: AuthorizationRequest): boolean {
+  return request.application.clientType === 'public' && !request.redirectUri.startsWith('https://');
 }

@@ -8,7 +8,7 @@ import type { AuthorizationRequest } from './authorization-request.js';
 export interface ConsentView {
   applicationName: string;
   scopes: readonly string[];
-  /** The host of the redirect URI: where the user is sent back to. */
+  /** The host of the redirect URI, or a native app's private-use scheme: where the user is sent back to. */
   destination: string;
   /** The request's parameters, in order, posted back with the decision (undefined ones are left out). */
   parameters: Readonly<Record<string, string | undefined>>;
@@ -18,7 +18,7 @@ export function toConsentView(request: AuthorizationRequest): ConsentView {
   return {
     applicationName: request.application.name,
     scopes: [...request.scopes],
-    destination: new URL(request.redirectUri).host,
+    destination: destinationOf(request.redirectUri),
     parameters: {
       response_type: 'code',
       client_id: request.application.clientId,
@@ -30,4 +30,9 @@ export function toConsentView(request: AuthorizationRequest): ConsentView {
       nonce: request.nonce,
     },
   };
+}
+
+function destinationOf(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.host || url.protocol;
 }

@@ -2,7 +2,7 @@ import { Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OwnAuthentication, Public } from '../auth/public.decorator.js';
 import { RateLimits } from '../rate-limits/rate-limits.service.js';
-import { ClientAuthenticator, readParams } from './client-authentication.js';
+import { ClientAuthenticator, clientBudget, readParams } from './client-authentication.js';
 import { DeviceAuthorizationResponse, DeviceAuthorizationsService } from './device-authorizations.service.js';
 import { oauthClientErrors } from './oauth-exception.filter.js';
 
@@ -25,7 +25,7 @@ export class DeviceAuthorizationController {
     const params = readParams(req.headers['content-type'], req.body);
     const application = await this.clients.authenticate(req.headers.authorization, params);
     // The same budget as the client's token requests: each authorization is a row until it expires.
-    await this.rateLimits.charge(reply, { budget: 'client', key: application.clientId }, 1);
+    await this.rateLimits.charge(reply, clientBudget(application, req.ip), 1);
     return this.devices.start(application, params);
   }
 }

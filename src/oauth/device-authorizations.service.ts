@@ -9,6 +9,7 @@ import type { AppConfig } from '../config/config.schema.js';
 import { ApplicationEntity } from './application.entity.js';
 import type { TokenRequestParams } from './client-authentication.js';
 import { DeviceAuthorizationEntity } from './device-authorization.entity.js';
+import { GrantsService } from './grants.service.js';
 import { OAuthError } from './oauth.errors.js';
 import { formatUserCode, generateUserCode } from './user-code.js';
 
@@ -42,6 +43,7 @@ export class DeviceAuthorizationsService {
     @InjectRepository(DeviceAuthorizationEntity) private readonly devices: Repository<DeviceAuthorizationEntity>,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly grants: GrantsService,
   ) {}
 
   async start(application: ApplicationEntity, params: TokenRequestParams): Promise<DeviceAuthorizationResponse> {
@@ -89,7 +91,11 @@ export class DeviceAuthorizationsService {
     return { found: 'pending', applicationName: device.application.name, scopes: device.scopes, userCode: formatUserCode(userCode) };
   }
 
-  /** Approves or denies a pending, unexpired authorization: once, whoever tries at the same moment. */
+  /**
+   * Approves or denies a pending, unexpired authorization: once, whoever tries at the same moment. An
+   * approval is remembered like one given on the consent page, so the application is listed under
+   * "Authorized applications", where revoking it ends what the device holds (its refresh tokens too).
+   */
   async decide(userCode: string, user: { id: string; authTime: Date }, approve: boolean): Promise<DeviceDecision> {
     const now = this.clock.now();
     const userCodeHash = hashSecret(userCode);
@@ -99,7 +105,12 @@ export class DeviceAuthorizationsService {
       .set({ status: approve ? 'approved' : 'denied', userId: user.id, authTime: user.authTime, decidedAt: now })
       .where(`user_code_hash = :userCodeHash AND status = 'pending' AND expires_at > :now`, { userCodeHash, now })
       .execute();
-    if (result.affected === 1) return approve ? 'approved' : 'denied';
+    if (result.affected === 1) {
+      if (!approve) return 'denied';
+      const approved = await this.devices.findOneOrFail({ where: { userCodeHash } });
+      await this.grants.remember(user.id, approved.applicationId, approved.scopes);
+      return 'approved';
+    }
     const device = await this.devices.findOne({ where: { userCodeHash } });
     if (!device) return 'unknown';
     return device.expiresAt <= now ? 'expired' : 'decided';

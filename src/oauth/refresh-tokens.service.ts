@@ -152,11 +152,17 @@ export class RefreshTokensService {
 
   /** Revokes every refresh token a user gave an application, and the access tokens issued from them. */
   async revokeForUserAndApplication(userId: string, applicationId: string): Promise<void> {
-    const rows = await this.statements.query<{ access_token_id: string | null }>(REVOKE_FOR_USER_AND_APPLICATION, [
-      userId,
-      applicationId,
-      this.clock.now(),
-    ]);
+    // Twice, as for a family: a rotation in flight may store a successor the first snapshot missed.
+    const rows: { access_token_id: string | null }[] = [];
+    for (let i = 0; i < 2; i++) {
+      rows.push(
+        ...(await this.statements.query<{ access_token_id: string | null }>(REVOKE_FOR_USER_AND_APPLICATION, [
+          userId,
+          applicationId,
+          this.clock.now(),
+        ])),
+      );
+    }
     await this.accessTokens.revoke(accessTokenIds(rows));
   }
 

@@ -2,7 +2,7 @@ import { Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OwnAuthentication, Public } from '../auth/public.decorator.js';
 import { AccessTokensService } from './access-tokens.service.js';
-import { ClientAuthenticator, readParams } from './client-authentication.js';
+import { ClientAuthenticator, clientBudget, readParams } from './client-authentication.js';
 import { oauthClientErrors } from './oauth-exception.filter.js';
 import { OAuthError } from './oauth.errors.js';
 import { checkResourceIndicator } from './resource-indicator.js';
@@ -39,8 +39,7 @@ export class TokenController {
       this.exchange.checkGrantType(params);
       checkResourceIndicator(params.resource, this.config.baseUrl);
       const application = await this.clients.authenticate(req.headers.authorization, params);
-      // Per authenticated client: a caller that only knows a client id cannot spend the client's budget.
-      await this.rateLimits.charge(reply, { budget: 'client', key: application.clientId }, 1);
+      await this.rateLimits.charge(reply, clientBudget(application, req.ip), 1);
       const issued = await this.exchange.exchange(application, params);
       this.metrics.tokenIssued(params.grant_type!);
       return issued;
