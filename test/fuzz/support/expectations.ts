@@ -78,7 +78,14 @@ function checkAuthFailure(surface: string, request: string, answer: Answer): voi
   const challenge = answer.headers['www-authenticate'] ?? '';
   if (answer.status === 401) {
     check(answer.text === UNAUTHORIZED, surface, 'a 401 must have the contract body', request, answer);
-    check(/^Bearer( error="invalid_token")?$/.test(challenge), surface, 'a 401 must carry a Bearer challenge', request, answer);
+    // RFC 6750 §3, and where a client finds out how to get a token (RFC 9728 §5.1).
+    check(
+      /^Bearer (error="invalid_token", )?resource_metadata="https?:\/\/[^"]+\/\.well-known\/oauth-protected-resource"$/.test(challenge),
+      surface,
+      'a 401 must carry a Bearer challenge',
+      request,
+      answer,
+    );
   } else {
     check(answer.text === INSUFFICIENT_SCOPE, surface, 'a 403 must be insufficient_scope', request, answer);
     check(challenge.startsWith('Bearer error="insufficient_scope"'), surface, 'a 403 must carry the scope challenge', request, answer);
