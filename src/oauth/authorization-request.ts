@@ -150,13 +150,7 @@ export class AuthorizationRequestValidator {
   }
 
   private checkScopes(params: URLSearchParams, application: ApplicationEntity): string[] {
-    const scopes = parseScopeList(params.get('scope') ?? '');
-    if (scopes.length === 0) throw new OAuthError('invalid_scope', 'scope is required, for example "openid api"');
-    const unknown = scopes.filter((s) => !isScope(s));
-    if (unknown.length) throw new OAuthError('invalid_scope', `Unknown scope: ${unknown.join(' ')}`);
-    const notAllowed = scopes.filter((s) => !application.scopes.includes(s));
-    if (notAllowed.length) throw new OAuthError('invalid_scope', `The application may not request: ${notAllowed.join(' ')}`);
-    return scopes;
+    return checkRequestedScopes(params.get('scope') ?? undefined, application);
   }
 
   private checkPrompt(params: URLSearchParams): ReadonlySet<Prompt> {
@@ -190,6 +184,20 @@ export class AuthorizationRequestValidator {
 export function formActionSource(redirectUri: string): string {
   const url = new URL(redirectUri);
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
+}
+
+/**
+ * The scopes a client asks for, at the authorization and device authorization endpoints alike: at
+ * least one, each known, each one the application may request (`invalid_scope` otherwise).
+ */
+export function checkRequestedScopes(scope: string | undefined, application: ApplicationEntity): string[] {
+  const scopes = parseScopeList(scope ?? '');
+  if (scopes.length === 0) throw new OAuthError('invalid_scope', 'scope is required, for example "openid api"');
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length) throw new OAuthError('invalid_scope', `Unknown scope: ${unknown.join(' ')}`);
+  const notAllowed = scopes.filter((s) => !application.scopes.includes(s));
+  if (notAllowed.length) throw new OAuthError('invalid_scope', `The application may not request: ${notAllowed.join(' ')}`);
+  return scopes;
 }
 
 /** Where to send the browser with an authorization response (RFC 6749 §4.1.2, RFC 9207 `iss`). */

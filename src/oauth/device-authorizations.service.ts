@@ -1,16 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { QueryFailedError, Repository } from 'typeorm';
-import { isScope, parseScopeList } from '../auth/scopes.js';
 import { generateSecret, hashSecret, SecretPrefix } from '../auth/secret-token.js';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { ApplicationEntity } from './application.entity.js';
 import type { TokenRequestParams } from './client-authentication.js';
+import { checkRequestedScopes } from './authorization-request.js';
 import { DeviceAuthorizationEntity } from './device-authorization.entity.js';
 import { GrantsService } from './grants.service.js';
-import { OAuthError } from './oauth.errors.js';
 import { formatUserCode, generateUserCode } from './user-code.js';
 
 /** The device authorization response (RFC 8628 §3.2). */
@@ -47,7 +46,7 @@ export class DeviceAuthorizationsService {
   ) {}
 
   async start(application: ApplicationEntity, params: TokenRequestParams): Promise<DeviceAuthorizationResponse> {
-    const scopes = checkScopes(params.scope, application);
+    const scopes = checkRequestedScopes(params.scope, application);
     const deviceCode = generateSecret(SecretPrefix.oauthDeviceCode);
     const now = this.clock.now();
     const ttl = this.config.oauth.deviceCodeTtlMs;
@@ -128,17 +127,6 @@ export class DeviceAuthorizationsService {
 }
 
 const RETENTION_MS = 24 * 3_600_000;
-
-/** The scopes asked for, as the authorization endpoint checks them: known, and ones the application may request. */
-function checkScopes(scope: string | undefined, application: ApplicationEntity): string[] {
-  const scopes = parseScopeList(scope ?? '');
-  if (scopes.length === 0) throw new OAuthError('invalid_scope', 'scope is required, for example "openid api"');
-  const unknown = scopes.filter((s) => !isScope(s));
-  if (unknown.length) throw new OAuthError('invalid_scope', `Unknown scope: ${unknown.join(' ')}`);
-  const notAllowed = scopes.filter((s) => !application.scopes.includes(s));
-  if (notAllowed.length) throw new OAuthError('invalid_scope', `The application may not request: ${notAllowed.join(' ')}`);
-  return scopes;
-}
 
 function isUniqueViolation(err: unknown): boolean {
   return err instanceof QueryFailedError && (err.driverError as { code?: string } | undefined)?.code === '23505';
