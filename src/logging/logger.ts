@@ -22,6 +22,10 @@ export function serializeError(err: Error): Record<string, unknown> {
  * JSON logs on stdout. Credentials never appear: headers are not logged, secret query values are masked.
  * In a worker of WORKERS > 1, every line names the worker (its node:cluster id) and its pid, as the
  * workers share one output.
+ *
+ * Each line is written synchronously (pino's default destination writes asynchronously): every exit path
+ * logs why and then calls process.exit, and an asynchronous write still in flight then is lost, or lands
+ * after the lines written at exit, so the last lines of a stopping process would be missing or out of order.
  */
 export function createLogger(config: Pick<AppConfig, 'logLevel'>, destination?: pino.DestinationStream): Logger {
   return pino(
@@ -50,7 +54,7 @@ export function createLogger(config: Pick<AppConfig, 'logLevel'>, destination?: 
         err: serializeError,
       },
     },
-    destination,
+    destination ?? pino.destination({ dest: 1, sync: true }),
   );
 }
 

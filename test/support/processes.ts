@@ -53,6 +53,10 @@ function runNode(env: Record<string, string>, input: string | undefined, script:
 export interface ServerProcess {
   child: ChildProcess;
   output: () => string;
+  /**
+   * The exit code, once the process has exited **and** its output has all been read ('close', not
+   * 'exit': at 'exit' the last lines it wrote may still be in the pipe).
+   */
   exited: Promise<number | null>;
 }
 
@@ -62,7 +66,7 @@ export function startServer(env: Record<string, string>, root = ROOT): ServerPro
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const exited = once(child, 'close').then(([code]) => code as number | null);
   return { child, output: () => output, exited };
 }
 
@@ -79,7 +83,7 @@ export function startWithNpm(env: Record<string, string>): ServerProcess {
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const exited = once(child, 'close').then(([code]) => code as number | null);
   return { child, output: () => output, exited };
 }
 
