@@ -293,3 +293,159 @@ describe('registration throttle', () => {
     expect((await fetch(`${limited.url}/.well-known/oauth-authorization-server`)).status).toBe(200);
   });
 });
+
+describe('a self-registered application is never sent a browser without the user seeing where', () => {
+  const REDIRECT = 'https://self.example/cb';
+  const AFTER_LOGOUT = 'https://self.example/bye';
+  const challenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
+
+  async function selfRegistered(): Promise<string> {
+    const res = await register({
+      client_name: 'Totally Agora Support',
+      redirect_uris: [REDIRECT],
+      post_logout_redirect_uris: [AFTER_LOGOUT],
+      token_endpoint_auth_method: 'none',
+      scope: 'openid profile',
+    });
+    expect(res.status).toBe(201);
+    return res.body.client_id as string;
+  }
+
+  async function claim(clientId: string): Promise<void> {
+    const owner = await createUser(t);
+    expect((await runCli(t.databaseEnv, 'apps:claim', '--id', clientId, '--owner', owner.username)).code).toBe(0);
+  }
+
+  /** The href of the page's "Return to …" link, unescaped. */
+  function returnLink(html: string): string {
+    const href = /<a class="button" href="([^"]+)" rel="noreferrer">Return to ([^<]+)<\/a>/.exec(html);
+    expect(href).not.toBeNull();
+    expect(href![2]).toBe('self.example');
+    return href![1]!.replaceAll('&amp;', '&');
+  }
+
+  const authorize = (clientId: string, extra: Record<string, string>) =>
+    `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid', state: 's1', ...extra })}`;
+
+  it('answers an invalid authorization request with a page and a link, not a redirect, until the application is claimed', async () => {
+    const clientId = await selfRegistered();
+    const path = authorize(clientId, {}); // no code_challenge: PKCE is required
+    const page = await fetch(`${t.url}${path}`, { redirect: 'manual' });
+    expect(page.status).toBe(400);
+    expect(page.headers.get('location')).toBeNull();
+    const html = await page.text();
+    expect(html).toContain('Not verified by Agora');
+    expect(html).toContain('Totally Agora Support');
+    const link = new URL(returnLink(html));
+    expect(`${link.origin}${link.pathname}`).toBe(REDIRECT);
+    expect(Object.fromEntries(link.searchParams)).toEqual({
+      error: 'invalid_request',
+      error_description: expect.stringContaining('code_challenge'),
+      state: 's1',
+      iss: t.url,
+    });
+
+    await claim(clientId);
+    const redirected = await fetch(`${t.url}${path}`, { redirect: 'manual' });
+    expect(redirected.status).toBe(302);
+    expect(redirected.headers.get('location')).toBe(link.toString());
+  });
+
+  it('answers prompt=none for a signed-out visitor with a page and a link, until the application is claimed', async () => {
+    const clientId = await selfRegistered();
+    const path = authorize(clientId, { code_challenge: challenge, code_challenge_method: 'S256', prompt: 'none' });
+    const page = await fetch(`${t.url}${path}`, { redirect: 'manual' });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('You are not signed in to Agora');
+    expect(Object.fromEntries(new URL(returnLink(html)).searchParams)).toMatchObject({ error: 'login_required', state: 's1' });
+
+    await claim(clientId);
+    const redirected = await fetch(`${t.url}${path}`, { redirect: 'manual' });
+    expect(redirected.status).toBe(302);
+    expect(new URL(redirected.headers.get('location')!).searchParams.get('error')).toBe('login_required');
+  });
+
+  it('says on the consent page that the application registered itself, and stops saying it once claimed', async () => {
+    const clientId = await selfRegistered();
+    const user = await createUser(t);
+    const browser = new Browser(t.url);
+    await signIn(browser, user.username, TEST_PASSWORD);
+    const path = authorize(clientId, { code_challenge: challenge, code_challenge_method: 'S256' });
+    const consent = await browser.get(path);
+    expect(consent.status).toBe(200);
+    const html = await consent.text();
+    expect(html).toContain('Not verified by Agora');
+    expect(html).toMatch(/Continue only if you trust <strong>self\.example<\/strong>/);
+
+    await claim(clientId);
+    const claimed = await (await browser.get(path)).text();
+    expect(claimed).toContain('Authorize <span class="app-name">Totally Agora Support</span>');
+    expect(claimed).not.toContain('Not verified by Agora');
+  });
+
+  it('shows a signed-out visitor the way back after logout as a link, until the application is claimed', async () => {
+    const clientId = await selfRegistered();
+    const path = `/oauth/logout?${new URLSearchParams({ client_id: clientId, post_logout_redirect_uri: AFTER_LOGOUT, state: 'bye1' })}`;
+    const page = await fetch(`${t.url}${path}`, { redirect: 'manual' });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('You are signed out');
+    expect(html).toContain('Not verified by Agora');
+    expect(returnLink(html)).toBe(`${AFTER_LOGOUT}?state=bye1`);
+
+    await claim(clientId);
+    const redirected = await fetch(`${t.url}${path}`, { redirect: 'manual' });
+    expect(redirected.status).toBe(302);
+    expect(redirected.headers.get('location')).toBe(`${AFTER_LOGOUT}?state=bye1`);
+  });
+
+  it('signs the user out on a valid id_token_hint, then shows the way back as a link rather than redirecting', async () => {
+    const config = await client.dynamicClientRegistration(
+      new URL(t.url),
+      { client_name: 'Self-registered logout', redirect_uris: [CALLBACK], post_logout_redirect_uris: [AFTER_LOGOUT], scope: 'openid' },
+      undefined,
+      { execute: [client.allowInsecureRequests] },
+    );
+    const user = await createUser(t);
+    const browser = new Browser(t.url);
+    const { url, codeVerifier, state, nonce } = await authorizationRequestFor(config);
+    const callback = new URL(await approveInBrowser(t, url, user, browser));
+    const tokens = await client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: codeVerifier,
+      expectedState: state,
+      expectedNonce: nonce,
+    });
+
+    const logout = await browser.get(
+      `/oauth/logout?${new URLSearchParams({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: AFTER_LOGOUT, state: 'bye2' })}`,
+    );
+    expect(logout.status).toBe(302);
+    const next = logout.headers.get('location')!;
+    expect(next.startsWith('/oauth/logout?')).toBe(true);
+    const page = await browser.get(next);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('You are signed out');
+    expect(returnLink(html)).toBe(`${AFTER_LOGOUT}?state=bye2`);
+    // Signed out indeed: the dashboard asks to sign in.
+    const dashboard = await browser.get('/applications');
+    expect(dashboard.status).toBe(303);
+    expect(dashboard.headers.get('location')).toMatch(/^\/sign-in/);
+  });
+
+  async function authorizationRequestFor(config: client.Configuration) {
+    const codeVerifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const nonce = client.randomNonce();
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: CALLBACK,
+      scope: 'openid',
+      code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+    });
+    return { url, codeVerifier, state, nonce };
+  }
+});

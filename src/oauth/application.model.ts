@@ -17,6 +17,15 @@ export interface Application {
   secretRotatedAt: Date | null;
 }
 
+/**
+ * An application that registered itself (dynamic registration, RFC 7591) and no user has claimed: nobody
+ * at Agora answers for its name or its redirect URIs, which whoever registered it chose. Agora never
+ * sends a browser to such an application on its own: only after the user has seen where it goes.
+ */
+export function isSelfRegistered(application: { ownerId: string | null }): boolean {
+  return application.ownerId === null;
+}
+
 export function toApplication(entity: ApplicationEntity): Application {
   return {
     id: entity.id,

@@ -32,6 +32,7 @@ const isPrompt = (value: string): value is Prompt => (PROMPTS as readonly string
 export class AuthorizationRedirectError extends OAuthError {
   constructor(
     error: OAuthError,
+    readonly application: ApplicationEntity,
     readonly redirectUri: string,
     readonly state: string | undefined,
   ) {
@@ -104,7 +105,7 @@ export class AuthorizationRequestValidator {
       checkResourceIndicator(params.get('resource') ?? undefined, this.config.baseUrl);
       return { application, redirectUri, scopes, codeChallenge, state, nonce, prompt, maxAge };
     } catch (err) {
-      if (err instanceof OAuthError) throw new AuthorizationRedirectError(err, redirectUri, state);
+      if (err instanceof OAuthError) throw new AuthorizationRedirectError(err, application, redirectUri, state);
       throw err;
     }
   }

@@ -15,10 +15,11 @@ import {
   formActionSource,
   redirectLocation,
 } from './authorization-request.js';
-import { toConsentView } from './consent.view.js';
+import { isSelfRegistered } from './application.model.js';
+import { destinationOf, toConsentView } from './consent.view.js';
 import { GrantsService } from './grants.service.js';
 import { AuthorizationPageError } from './oauth.errors.js';
-import { authorizationErrorPage, consentPage } from './oauth.pages.js';
+import { authorizationErrorPage, consentPage, returnToApplicationPage } from './oauth.pages.js';
 
 /**
  * `/oauth/authorize`: checks the request, signs the user in if needed, asks for consent, issues the
@@ -52,9 +53,10 @@ export class AuthorizeController {
         return this.approve(request, signedIn.user.id, signedIn.authTime);
       }
       if (request.prompt.has('none')) {
-        return this.toClient(request, {
+        return this.errorToClient(request, {
           error: 'consent_required',
           error_description: 'The user has not approved this application for these scopes',
+          state: request.state,
         });
       }
       // The approval answers with a redirect to the client, which form-action must allow.
@@ -97,19 +99,14 @@ export class AuthorizeController {
     } catch (err) {
       if (err instanceof AuthorizationPageError) return view(() => authorizationErrorPage(err.description), { status: 400 });
       if (err instanceof AuthorizationRedirectError) {
-        const location = redirectLocation(
-          err.redirectUri,
-          { error: err.code, error_description: err.description, state: err.state },
-          this.config.baseUrl,
-        );
-        return new Redirect(location, 302);
+        return this.errorToClient(err, { error: err.code, error_description: err.description, state: err.state }, 400);
       }
       throw err;
     }
     const again = signedIn !== null && enforceReauthentication && this.mustSignInAgain(request, signedIn.authTime);
     if (!signedIn || again) {
       if (request.prompt.has('none')) {
-        return this.toClient(request, { error: 'login_required', error_description: 'The user must sign in' });
+        return this.errorToClient(request, { error: 'login_required', error_description: 'The user must sign in', state: request.state });
       }
       return new Redirect(signInLocation(params, again), 302);
     }
@@ -127,11 +124,43 @@ export class AuthorizeController {
     return this.toClient(request, { code });
   }
 
+  /**
+   * An error response the user did not choose (RFC 6749 §4.1.2.1, or prompt=none's answers): a redirect
+   * back to the client, except for a self-registered application, whose registrant chose the redirect URI
+   * and could otherwise send anyone anywhere through this server (an open redirector, RFC 9700 §4.11.2).
+   * That one gets a page with the same answer as a link, under where it leads.
+   */
+  private errorToClient(
+    request: Pick<AuthorizationRequest, 'application' | 'redirectUri'>,
+    params: { error: string; error_description: string; state: string | undefined },
+    status: 200 | 400 = 200,
+  ): PageResult {
+    const location = redirectLocation(request.redirectUri, params, this.config.baseUrl);
+    if (!isSelfRegistered(request.application)) return new Redirect(location, 302);
+    return view(
+      () =>
+        returnToApplicationPage({
+          applicationName: request.application.name,
+          destination: destinationOf(request.redirectUri),
+          location,
+          heading: HEADINGS[params.error] ?? 'This authorization request is not valid',
+          description: params.error_description,
+        }),
+      { status },
+    );
+  }
+
   /** Back to the client's redirect URI with the response parameters (and state, iss). */
   private toClient(request: AuthorizationRequest, params: Record<string, string>): Redirect {
     return new Redirect(redirectLocation(request.redirectUri, { ...params, state: request.state }, this.config.baseUrl), 302);
   }
 }
+
+/** What the page of an error answer to a self-registered application calls it. */
+const HEADINGS: Record<string, string> = {
+  login_required: 'You are not signed in to Agora',
+  consent_required: 'You have not approved this application',
+};
 
 /**
  * The sign-in page, coming back to this request once signed in. What asked for a new sign-in (prompt=login

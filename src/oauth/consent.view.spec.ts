@@ -41,6 +41,7 @@ describe('the consent view', () => {
   it('carries what the page shows and posts back, built from the request', () => {
     expect(toConsentView(request)).toEqual({
       applicationName: 'Ticket Scanner',
+      selfRegistered: false,
       scopes: ['openid', 'api'],
       destination: 'scanner.example',
       parameters: {
@@ -68,5 +69,14 @@ describe('the consent view', () => {
     const page = consentPage({ consent: toConsentView(request), user: { username: 'ada', name: 'Ada' }, csrfToken: 'csrf' });
     expect(page).toContain('Ticket Scanner');
     expect(page).not.toContain(SECRET_HASH);
+    expect(page).not.toContain('Not verified by Agora');
+  });
+
+  it('marks an application that registered itself and nobody claimed, naming where it sends the user', () => {
+    const unclaimed = { ...request, application: Object.assign(applicationEntity(), { ownerId: null }) };
+    expect(toConsentView(unclaimed).selfRegistered).toBe(true);
+    const page = consentPage({ consent: toConsentView(unclaimed), user: { username: 'ada', name: 'Ada' }, csrfToken: 'csrf' });
+    expect(page).toContain('Not verified by Agora');
+    expect(page).toContain('Continue only if you trust <strong>scanner.example</strong>');
   });
 });

@@ -1,3 +1,4 @@
+import { isSelfRegistered } from './application.model.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 
 /**
@@ -7,6 +8,8 @@ import type { AuthorizationRequest } from './authorization-request.js';
  */
 export interface ConsentView {
   applicationName: string;
+  /** Registered by itself and claimed by no user: its name is whatever its registrant chose. */
+  selfRegistered: boolean;
   scopes: readonly string[];
   /** The host of the redirect URI, or a native app's private-use scheme: where the user is sent back to. */
   destination: string;
@@ -17,6 +20,7 @@ export interface ConsentView {
 export function toConsentView(request: AuthorizationRequest): ConsentView {
   return {
     applicationName: request.application.name,
+    selfRegistered: isSelfRegistered(request.application),
     scopes: [...request.scopes],
     destination: destinationOf(request.redirectUri),
     parameters: {
@@ -32,7 +36,8 @@ export function toConsentView(request: AuthorizationRequest): ConsentView {
   };
 }
 
-function destinationOf(redirectUri: string): string {
+/** The host a person recognises, or for a native app's private-use scheme the scheme itself. */
+export function destinationOf(redirectUri: string): string {
   const url = new URL(redirectUri);
   return url.host || url.protocol;
 }

@@ -5,7 +5,9 @@ import { WebSession } from '../sessions/web-session.js';
 import type { PageResult } from '../web/page-result.js';
 import { Redirect, view } from '../web/page-result.js';
 import { AnonymousPage, CrossSiteForm, CurrentSession, Pages } from '../web/pages.decorator.js';
+import { isSelfRegistered } from './application.model.js';
 import { formActionSource } from './authorization-request.js';
+import { destinationOf } from './consent.view.js';
 import { LogoutPageError, LogoutRequest, LogoutRequestValidator, postLogoutLocation } from './logout-request.js';
 import { logoutConfirmationPage, logoutErrorPage, signedOutPage } from './logout.pages.js';
 
@@ -34,7 +36,14 @@ export class LogoutController {
     return this.checked(params, async (request) => {
       if (!signedIn) {
         const uri = request.postLogoutRedirectUri;
-        return uri ? new Redirect(postLogoutLocation(uri, request.state), 302) : view(() => signedOutPage());
+        if (!uri) return view(() => signedOutPage());
+        const location = postLogoutLocation(uri, request.state);
+        // A self-registered application's registrant chose that URI: a link under where it goes, never
+        // a redirect anyone could send anyone through.
+        if (request.application && isSelfRegistered(request.application)) {
+          return view(() => signedOutPage({ applicationName: request.application!.name, destination: destinationOf(uri), location }));
+        }
+        return new Redirect(location, 302);
       }
       if (request.hint?.sub === signedIn.user.id) return this.signOut(req, request, 302);
       return view(
@@ -85,10 +94,20 @@ export class LogoutController {
     return next(request);
   }
 
-  /** Ends this browser's session, then back to the client, or to this endpoint, which says the browser is signed out. */
+  /**
+   * Ends this browser's session, then back to the client, or to this endpoint, which says the browser is
+   * signed out. Without a confirmation, a self-registered application is not redirected to either: the
+   * endpoint, now for a signed-out browser, shows the way back as a link.
+   */
   private async signOut(req: FastifyRequest, request: LogoutRequest, status: 302 | 303): Promise<Redirect> {
     const cookies = await this.session.signOut(req);
-    const location = request.postLogoutRedirectUri ? postLogoutLocation(request.postLogoutRedirectUri, request.state) : ENDPOINT;
+    const uri = request.postLogoutRedirectUri;
+    let location = uri ? postLogoutLocation(uri, request.state) : ENDPOINT;
+    if (uri && status === 302 && request.application && isSelfRegistered(request.application)) {
+      const back = new URLSearchParams({ client_id: request.application.clientId, post_logout_redirect_uri: uri });
+      if (request.state !== undefined) back.set('state', request.state);
+      location = `${ENDPOINT}?${back.toString()}`;
+    }
     return new Redirect(location, status, { cookies });
   }
 }
@@ -114,6 +133,7 @@ function formParameters(body: unknown): URLSearchParams | null {
 function toConfirmation(request: LogoutRequest) {
   return {
     applicationName: request.application?.name,
+    selfRegistered: request.application ? isSelfRegistered(request.application) : false,
     destination: request.postLogoutRedirectUri ? destinationOf(request.postLogoutRedirectUri) : undefined,
     parameters: {
       client_id: request.application?.clientId,
@@ -121,10 +141,4 @@ function toConfirmation(request: LogoutRequest) {
       state: request.state,
     },
   };
-}
-
-/** The host a person recognises, or for a native app's private-use scheme the scheme itself. */
-function destinationOf(uri: string): string {
-  const url = new URL(uri);
-  return url.host || url.protocol;
 }

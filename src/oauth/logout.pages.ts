@@ -1,10 +1,13 @@
 import { html } from '../web/html.js';
 import { page } from '../web/layout.js';
+import { selfRegisteredNotice } from './oauth.pages.js';
 
 /** What the confirmation form posts back: the checked request, without the id_token_hint (no longer needed). */
 export interface LogoutConfirmation {
   /** The application that asked, when one is known. */
   applicationName?: string;
+  /** It registered itself and no user claimed it: its name is whatever its registrant chose. */
+  selfRegistered: boolean;
   /** Where the user will be sent once signed out: the host of the post-logout redirect URI. */
   destination?: string;
   parameters: Readonly<Record<string, string | undefined>>;
@@ -23,6 +26,7 @@ export function logoutConfirmationPage(options: {
     csrfToken,
     body: html`<div class="card">
       <h1>Sign out of Agora?</h1>
+      ${confirmation.selfRegistered ? selfRegisteredNotice(confirmation.destination) : ''}
       <p class="lead">
         ${
           confirmation.applicationName
@@ -53,14 +57,23 @@ export function logoutConfirmationPage(options: {
   });
 }
 
-export function signedOutPage(): string {
+/** `back`: a self-registered application's post-logout URI, offered as a link rather than followed. */
+export function signedOutPage(back?: { applicationName: string; destination: string; location: string }): string {
   return page({
     title: 'Signed out',
     narrow: true,
     body: html`<div class="card">
       <h1>You are signed out</h1>
       <p class="lead">You are no longer signed in to Agora in this browser.</p>
-      <div class="actions"><a class="button" href="/sign-in">Sign in again</a></div>
+      ${
+        back
+          ? html`${selfRegisteredNotice(back.destination)}
+              <div class="actions">
+                <a class="button" href="${back.location}" rel="noreferrer">Return to ${back.destination}</a>
+                <a class="button secondary" href="/sign-in">Sign in again</a>
+              </div>`
+          : html`<div class="actions"><a class="button" href="/sign-in">Sign in again</a></div>`
+      }
     </div>`,
   });
 }

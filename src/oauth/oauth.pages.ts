@@ -12,6 +12,7 @@ export function consentPage(options: { consent: ConsentView; user: { username: s
     csrfToken,
     body: html`<div class="card">
       <h1>Authorize <span class="app-name">${consent.applicationName}</span></h1>
+      ${consent.selfRegistered ? selfRegisteredNotice(consent.destination) : ''}
       <p class="lead">${consent.applicationName} wants to use your Agora account, <strong>@${user.username}</strong>.</p>
       <p>It will be able to:</p>
       <ul class="scopes">
@@ -30,6 +31,44 @@ export function consentPage(options: { consent: ConsentView; user: { username: s
       <p class="footnote">
         You will be sent back to <strong>${consent.destination}</strong>. You can revoke this access at any time from your account.
       </p>
+    </div>`,
+  });
+}
+
+/**
+ * Shown on every page of an application that registered itself: nobody at Agora vouches for its name,
+ * so the user should judge it by where it sends them.
+ */
+export function selfRegisteredNotice(destination: string | undefined) {
+  return html`<div class="alert warn" role="note">
+    <strong>Not verified by Agora.</strong> This application registered itself: no Agora account answers for it, and its name was chosen by
+    whoever registered it.
+    ${destination ? html`Continue only if you trust <strong>${destination}</strong>.` : 'Continue only if you trust it.'}
+  </div>`;
+}
+
+/**
+ * Instead of an automatic redirect to a self-registered application (an error the user did not cause):
+ * the answer for the application, as a link the user can follow once they have seen where it goes.
+ */
+export function returnToApplicationPage(options: {
+  applicationName: string;
+  destination: string;
+  location: string;
+  heading: string;
+  description: string;
+}): string {
+  const { applicationName, destination, location, heading, description } = options;
+  return page({
+    title: heading,
+    narrow: true,
+    body: html`<div class="card">
+      <h1>${heading}</h1>
+      <p class="lead"><span class="app-name">${applicationName}</span> sent you here and is waiting for an answer.</p>
+      <div class="alert error" role="alert">${description}</div>
+      ${selfRegisteredNotice(destination)}
+      <div class="actions"><a class="button" href="${location}" rel="noreferrer">Return to ${destination}</a></div>
+      <p class="footnote">Nothing was shared with the application. The link tells it what happened.</p>
     </div>`,
   });
 }

@@ -34,7 +34,15 @@ let t: TestApp;
 let browser: Browser;
 /** Cookies of a browser signed in as USER through the sign-in page. */
 let signedInState: Awaited<ReturnType<BrowserContext['storageState']>>;
-const data = { tokenId: '', applicationId: '', clientId: '', approvedId: '', userCode: '', publicApplicationId: '' };
+const data = {
+  tokenId: '',
+  applicationId: '',
+  clientId: '',
+  approvedId: '',
+  userCode: '',
+  publicApplicationId: '',
+  selfRegisteredClientId: '',
+};
 
 interface PageCase {
   /** File name stem of the screenshots, docs/screenshots/<name>-<width>.png */
@@ -176,6 +184,29 @@ const PAGES: PageCase[] = [
   },
   { name: 'signed-out', signedIn: false, open: visit(() => '/oauth/logout', 'text=You are signed out') },
   {
+    name: 'consent-self-registered',
+    signedIn: true,
+    open: visit(() => `/oauth/authorize?${authorizeQuery(data.selfRegisteredClientId)}`, 'text=Not verified by Agora'),
+  },
+  {
+    name: 'authorization-error-self-registered',
+    signedIn: false,
+    open: visit(
+      () =>
+        `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: data.selfRegisteredClientId, redirect_uri: LONG_REDIRECT, state: 'responsive' }).toString()}`,
+      'text=Not verified by Agora',
+    ),
+  },
+  {
+    name: 'signed-out-self-registered',
+    signedIn: false,
+    open: visit(
+      () =>
+        `/oauth/logout?${new URLSearchParams({ client_id: data.selfRegisteredClientId, post_logout_redirect_uri: LONG_LOGOUT, state: 'responsive' }).toString()}`,
+      'text=Not verified by Agora',
+    ),
+  },
+  {
     name: 'logout-error',
     signedIn: false,
     open: visit(() => `/oauth/logout?post_logout_redirect_uri=${encodeURIComponent(LONG_LOGOUT)}`, '.alert.error'),
@@ -280,6 +311,14 @@ beforeAll(async () => {
     'public',
   );
   data.publicApplicationId = publicApp.id;
+  // As dynamic registration creates it: owned by nobody.
+  const { application: selfRegistered } = await applications.create(null, {
+    name: 'Official Agora Account Security Assistant for the Flight Research Division',
+    redirectUris: [CALLBACK, LONG_REDIRECT],
+    scopes: ['openid', 'profile', 'email', 'api', 'read_api'],
+    postLogoutRedirectUris: [LONG_LOGOUT],
+  });
+  data.selfRegisteredClientId = selfRegistered.clientId;
   data.approvedId = approved.id;
 
   // Signs in through the page, once; every signed-in case reuses these cookies.
