@@ -28,6 +28,17 @@ interface ScrapeResponse {
   error?: string;
 }
 
+/**
+ * The whole group's metrics cannot be had now (a worker or the primary did not answer in time, or the
+ * aggregation failed): the scrape answers 503, never a partial sum. Prometheus retries at its next interval.
+ */
+export class ScrapeUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ScrapeUnavailableError';
+  }
+}
+
 const isMessage = <T extends { type: string }>(message: unknown, type: T['type']): message is T =>
   typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
 
@@ -76,14 +87,14 @@ export function aggregatedScrape(registry: Registry): (() => Promise<string>) | 
     pending.delete(message.id);
     clearTimeout(request.timer);
     if (message.metrics !== undefined) request.resolve(message.metrics);
-    else request.reject(new Error(`Aggregating the workers' metrics failed: ${message.error ?? 'no answer'}`));
+    else request.reject(new ScrapeUnavailableError(`Aggregating the workers' metrics failed: ${message.error ?? 'no answer'}`));
   });
   return () =>
     new Promise<string>((resolve, reject) => {
       const id = nextId++;
       const timer = setTimeout(() => {
         pending.delete(id);
-        reject(new Error(`The primary did not answer a scrape within ${SCRAPE_TIMEOUT_MS} ms`));
+        reject(new ScrapeUnavailableError(`The primary did not answer a scrape within ${SCRAPE_TIMEOUT_MS} ms`));
       }, SCRAPE_TIMEOUT_MS);
       pending.set(id, { resolve, reject, timer });
       process.send!({ type: SCRAPE_REQUEST, id } satisfies ScrapeRequest);

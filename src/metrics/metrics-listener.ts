@@ -1,10 +1,11 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
+import { ScrapeUnavailableError } from './cluster-metrics.js';
 import { Metrics } from './metrics.js';
-import { SCRAPE_REFUSED, ScrapeAccess } from './scrape-access.js';
+import { SCRAPE_REFUSED, SCRAPE_UNAVAILABLE, ScrapeAccess } from './scrape-access.js';
 
 /**
  * The second listener of METRICS_PORT: `GET /metrics` and nothing else (404), so the port can be left
@@ -13,6 +14,7 @@ import { SCRAPE_REFUSED, ScrapeAccess } from './scrape-access.js';
  */
 @Injectable()
 export class MetricsListener implements OnApplicationShutdown {
+  private readonly logger = new Logger(MetricsListener.name);
   private server?: Server;
 
   constructor(
@@ -56,8 +58,13 @@ export class MetricsListener implements OnApplicationShutdown {
       res
         .writeHead(200, { 'content-type': this.metrics.contentType, 'cache-control': 'no-store' })
         .end(req.method === 'HEAD' ? undefined : body);
-    } catch {
-      res.writeHead(500, { 'content-type': 'text/plain' }).end('Internal Server Error\n');
+    } catch (err) {
+      if (!(err instanceof ScrapeUnavailableError)) {
+        this.logger.error(`Scrape failed: ${(err as Error).message}`);
+        return void res.writeHead(500, { 'content-type': 'text/plain' }).end('Internal Server Error\n');
+      }
+      this.logger.warn(`Scrape answered 503: ${err.message}`);
+      res.writeHead(SCRAPE_UNAVAILABLE.status, SCRAPE_UNAVAILABLE.headers).end(SCRAPE_UNAVAILABLE.body);
     }
   }
 }

@@ -1,8 +1,9 @@
-import { Controller, Get, Req, Res } from '@nestjs/common';
+import { Controller, Get, Logger, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OwnAuthentication } from '../auth/public.decorator.js';
+import { ScrapeUnavailableError } from './cluster-metrics.js';
 import { Metrics } from './metrics.js';
-import { SCRAPE_REFUSED, ScrapeAccess } from './scrape-access.js';
+import { SCRAPE_REFUSED, SCRAPE_UNAVAILABLE, ScrapeAccess } from './scrape-access.js';
 
 /**
  * `GET /metrics` on the main listener, registered only with METRICS_TOKEN and without METRICS_PORT.
@@ -11,6 +12,8 @@ import { SCRAPE_REFUSED, ScrapeAccess } from './scrape-access.js';
 @Controller('metrics')
 @OwnAuthentication()
 export class MetricsController {
+  private readonly logger = new Logger(MetricsController.name);
+
   constructor(
     private readonly metrics: Metrics,
     private readonly access: ScrapeAccess,
@@ -22,7 +25,16 @@ export class MetricsController {
       void reply.status(SCRAPE_REFUSED.status).headers(SCRAPE_REFUSED.headers);
       return SCRAPE_REFUSED.body;
     }
+    let body: string;
+    try {
+      body = await this.metrics.scrape();
+    } catch (err) {
+      if (!(err instanceof ScrapeUnavailableError)) throw err;
+      this.logger.warn(`Scrape answered 503: ${err.message}`);
+      void reply.status(SCRAPE_UNAVAILABLE.status).headers(SCRAPE_UNAVAILABLE.headers);
+      return SCRAPE_UNAVAILABLE.body;
+    }
     void reply.header('content-type', this.metrics.contentType).header('cache-control', 'no-store');
-    return this.metrics.scrape();
+    return body;
   }
 }

@@ -23,6 +23,13 @@ export class ScrapeAccess {
 }
 
 /** The answer to a scrape without the token. */
+/** A scrape of the whole process group that could not be completed now (ScrapeUnavailableError). */
+export const SCRAPE_UNAVAILABLE = {
+  status: 503,
+  headers: { 'retry-after': '5', 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' },
+  body: JSON.stringify({ message: '503 Service Unavailable' }),
+} as const;
+
 export const SCRAPE_REFUSED = {
   status: 401,
   headers: { 'www-authenticate': 'Bearer realm="metrics"', 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' },

@@ -30,13 +30,15 @@ function lines(server: ServerProcess): Line[] {
 function getOnNewConnection(
   url: string,
   headers: Record<string, string> = {},
-): Promise<{ status: number; body: string; requestId: string }> {
+): Promise<{ status: number; body: string; requestId: string; retryAfter?: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { agent: false, headers: { connection: 'close', ...headers } }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body, requestId: String(res.headers['x-request-id']) }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, body, requestId: String(res.headers['x-request-id']), retryAfter: res.headers['retry-after'] }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -169,6 +171,26 @@ describe('WORKERS=2 on a PostgreSQL database', () => {
       }
       expect(samples.filter((s) => s.name === 'process_resident_memory_bytes')).toHaveLength(2);
     }
+  });
+
+  it('answers a scrape 503 with Retry-After, never a partial sum, while a worker cannot answer, and 200 once it can', async () => {
+    const [stoppedPid] = [...workerOf].find(([, worker]) => worker === 1)!;
+    process.kill(stoppedPid, 'SIGSTOP');
+    // The primary hands connections out in turn, so one of two reaches the running worker, which asks
+    // the primary for the group's metrics; the stopped worker's part never comes (prom-client waits 5 s).
+    const attempts = [0, 1].map(() => getOnNewConnection(`${url}/metrics`, { authorization: `Bearer ${METRICS_TOKEN}` }));
+    try {
+      const first = await Promise.race(attempts);
+      expect(first).toMatchObject({ status: 503, retryAfter: '5', body: JSON.stringify({ message: '503 Service Unavailable' }) });
+      await waitForOutput(server, /"worker":2.*"msg":"Scrape answered 503: Aggregating the workers' metrics failed/);
+    } finally {
+      process.kill(stoppedPid, 'SIGCONT');
+    }
+    // The connection handed to the stopped worker is served once it runs again (a 503 if it asked while
+    // the aggregation still waited, a 200 after): nothing is left hanging.
+    for (const answer of await Promise.all(attempts)) expect([200, 503]).toContain(answer.status);
+    const { samples } = await scrape();
+    expect(samples.filter((s) => s.name === 'process_resident_memory_bytes')).toHaveLength(2);
   });
 
   it('replaces a worker that is killed, and serves from the replacement', async () => {
