@@ -219,6 +219,110 @@ describe('API rate limits (in memory, one instance)', () => {
       );
       expect(valueOf(scrape, 'agora_rate_limited_total', { budget: 'client' })).toBeGreaterThanOrEqual(1);
     });
+
+    /** A revocation or introspection request, authenticated with `secret` in the body. */
+    function clientPost(path: '/oauth/revoke' | '/oauth/introspect', app: RegisteredApp, secret = app.clientSecret): Promise<Response> {
+      return fetch(`${t.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: 'agora_oat_unknown', client_id: app.clientId, client_secret: secret }),
+      });
+    }
+
+    it('charges revocation and introspection to the same budget, and once it is spent refuses them and the token endpoint', async () => {
+      const app = await registerApp(t, user.id);
+      // As at the token endpoint, a caller without the secret spends nothing of the client's budget.
+      for (const path of ['/oauth/revoke', '/oauth/introspect'] as const) {
+        const unauthenticated = await clientPost(path, app, 'wrong-secret');
+        expect(unauthenticated.status).toBe(401);
+        expect(((await unauthenticated.json()) as { error: string }).error).toBe('invalid_client');
+        expect(unauthenticated.headers.get('x-ratelimit-remaining')).toBeNull();
+      }
+
+      const revoked = await clientPost('/oauth/revoke', app);
+      expect(revoked.status).toBe(200);
+      expect(budgetOf(revoked)).toMatchObject({ limit: 2, remaining: 1, used: 1 });
+      const introspected = await clientPost('/oauth/introspect', app);
+      expect(introspected.status).toBe(200);
+      expect(await introspected.json()).toEqual({ active: false });
+      expect(budgetOf(introspected)).toMatchObject({ limit: 2, remaining: 0, used: 2 });
+
+      for (const path of ['/oauth/revoke', '/oauth/introspect'] as const) {
+        const refused = await clientPost(path, app);
+        expect(refused.status).toBe(429);
+        expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+        expect(refused.headers.get('cache-control')).toBe('no-store');
+        expect(budgetOf(refused)).toMatchObject({ limit: 2, remaining: 0, used: 2 });
+        expect(await refused.json()).toEqual({
+          error: 'too_many_requests',
+          error_description: expect.stringMatching(/try again in \d+ seconds/),
+        });
+      }
+      const token = await redeem(app);
+      expect(token.status).toBe(429);
+      expect(((await token.json()) as { error: string }).error).toBe('too_many_requests');
+      // Still no one else's: a caller without the secret is answered as before.
+      expect((await clientPost('/oauth/revoke', app, 'wrong-secret')).status).toBe(401);
+      expect((await clientPost('/oauth/introspect', other)).status).toBe(200);
+    });
+
+    it('charges UserInfo 1 point of the access token’s API budget, with the headers, and answers 429 in the OAuth shape with CORS', async () => {
+      const spaOrigin = 'https://spa-rate-limits.example.com';
+      await registerPublicApp(t, user.id, { redirectUris: [`${spaOrigin}/callback`] });
+      const { code, verifier } = await issueCode(t, client, user.id, ['openid', 'api']);
+      const issued = await fetch(`${t.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT_URI,
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+        }),
+      });
+      expect(issued.status).toBe(200);
+      const { access_token: token } = (await issued.json()) as { access_token: string };
+      const userinfo = (method: 'GET' | 'POST', origin?: string) =>
+        fetch(`${t.url}/oauth/userinfo`, { method, headers: { authorization: `Bearer ${token}`, ...(origin ? { origin } : {}) } });
+
+      const first = await userinfo('GET');
+      expect(first.status).toBe(200);
+      expect(((await first.json()) as { sub: string }).sub).toBe(user.id);
+      expect(budgetOf(first)).toMatchObject({ limit: 8, remaining: 7, used: 1 });
+      expect(budgetOf(await userinfo('POST'))).toMatchObject({ remaining: 6, used: 2 });
+      // One budget with the API: GraphQL and REST calls with the same token spend it too.
+      expect(budgetOf(await graphql(t.url, '{ viewer { id } }', { bearer: token }))).toMatchObject({ remaining: 5 });
+      expect(budgetOf(await get(t.url, '/api/user', { bearer: token }))).toMatchObject({ remaining: 4 });
+      for (let i = 0; i < 4; i++) expect((await userinfo('GET')).status).toBe(200);
+
+      for (const method of ['GET', 'POST'] as const) {
+        const refused = await userinfo(method, spaOrigin);
+        expect(refused.status).toBe(429);
+        expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+        expect(refused.headers.get('cache-control')).toBe('no-store');
+        expect(refused.headers.get('access-control-allow-origin')).toBe(spaOrigin);
+        expect(budgetOf(refused)).toMatchObject({ limit: 8, remaining: 0, used: 8 });
+        expect(await refused.json()).toEqual({
+          error: 'too_many_requests',
+          error_description: expect.stringMatching(/rate limit exceeded.*try again in \d+ seconds/),
+        });
+      }
+      expect((await get(t.url, '/api/user', { bearer: token })).status).toBe(429);
+    });
+
+    it('charges a token UserInfo refuses 1 point of its address’s budget, as the REST API does', async () => {
+      const bad = await fetch(`${t.url}/oauth/userinfo`, { headers: { authorization: 'Bearer agora_oat_not-a-token' } });
+      expect(bad.status).toBe(401);
+      expect(bad.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+      expect(budgetOf(bad)).toMatchObject({ limit: 5, remaining: 4, used: 1 });
+      for (let i = 0; i < 4; i++) await get(t.url, '/api/events');
+      const flooded = await fetch(`${t.url}/oauth/userinfo`, { headers: { authorization: 'Bearer agora_oat_still-not-a-token' } });
+      expect(flooded.status).toBe(429);
+      expect(flooded.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(((await flooded.json()) as { error: string }).error).toBe('too_many_requests');
+    });
   });
 });
 
@@ -271,12 +375,37 @@ describe('the token endpoint budget of a public client, behind a proxy', () => {
     expect(elsewhere.status).toBe(400);
     expect(elsewhere.headers.get('x-ratelimit-remaining')).toBe('1');
   });
+
+  it('is shared with revocation and introspection, per address too', async () => {
+    const app = await registerPublicApp(t, (await createUser(t)).id);
+    const from = (address: string, path: string, body: Record<string, string>) =>
+      fetch(`${t.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': address },
+        body: new URLSearchParams({ ...body, client_id: app.clientId }),
+      });
+    const revoked = await from('198.51.100.3', '/oauth/revoke', { token: 'agora_oat_unknown' });
+    expect(revoked.status).toBe(200);
+    expect(revoked.headers.get('x-ratelimit-remaining')).toBe('1');
+    expect((await from('198.51.100.3', '/oauth/introspect', { token: 'agora_oat_unknown' })).status).toBe(200);
+    const spent = await from('198.51.100.3', '/oauth/token', { grant_type: 'refresh_token', refresh_token: 'agora_ort_unknown' });
+    expect(spent.status).toBe(429);
+    expect((await from('198.51.100.3', '/oauth/introspect', { token: 'agora_oat_unknown' })).status).toBe(429);
+    const elsewhere = await from('198.51.100.4', '/oauth/introspect', { token: 'agora_oat_unknown' });
+    expect(elsewhere.status).toBe(200);
+    expect(elsewhere.headers.get('x-ratelimit-remaining')).toBe('1');
+  });
 });
 
 describe('API rate limits turned off', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ RATE_LIMIT_ENABLED: 'false', RATE_LIMIT_ANONYMOUS_POINTS: '1' });
+    t = await startTestApp({
+      RATE_LIMIT_ENABLED: 'false',
+      RATE_LIMIT_ANONYMOUS_POINTS: '1',
+      RATE_LIMIT_POINTS: '1',
+      RATE_LIMIT_OAUTH_TOKEN_REQUESTS: '1',
+    });
   });
   afterAll(() => t.close());
 
@@ -290,5 +419,41 @@ describe('API rate limits turned off', () => {
     const listing = await rest(t.url, 'GET', '/api/events');
     expect(listing.status).toBe(200);
     expect(listing.headers.get('x-ratelimit-remaining')).toBeNull();
+  });
+
+  it('limits neither the token, revocation and introspection endpoints nor UserInfo', async () => {
+    const user = await createUser(t);
+    const app = await registerApp(t, user.id);
+    const clientPost = async (path: string, body: Record<string, string>) => {
+      const res = await fetch(`${t.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...body, client_id: app.clientId, client_secret: app.clientSecret }),
+      });
+      expect(res.headers.get('x-ratelimit-remaining')).toBeNull();
+      return res;
+    };
+    let token = '';
+    for (let i = 0; i < 2; i++) {
+      const { code, verifier } = await issueCode(t, app, user.id, ['openid', 'api']);
+      const issued = await clientPost('/oauth/token', {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT_URI,
+      });
+      expect(issued.status).toBe(200);
+      token = ((await issued.json()) as { access_token: string }).access_token;
+    }
+    for (let i = 0; i < 3; i++) {
+      expect((await clientPost('/oauth/introspect', { token })).status).toBe(200);
+      const userinfo = await fetch(`${t.url}/oauth/userinfo`, { headers: { authorization: `Bearer ${token}` } });
+      expect(userinfo.status).toBe(200);
+      expect(userinfo.headers.get('x-ratelimit-limit')).toBeNull();
+      const bad = await fetch(`${t.url}/oauth/userinfo`, { headers: { authorization: 'Bearer agora_oat_not-a-token' } });
+      expect(bad.status).toBe(401);
+      expect(bad.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+    for (let i = 0; i < 2; i++) expect((await clientPost('/oauth/revoke', { token })).status).toBe(200);
   });
 });

@@ -87,9 +87,9 @@ export class AuthGuard implements CanActivate {
   }
 
   /**
-   * A @RateLimited() route (/api/, /graphql): admitted as any other; `request` routes (the REST API)
-   * are then charged 1 point, while GraphQL is charged later by its cost. Promise-free unless Redis
-   * keeps the counters.
+   * A @RateLimited() route (/api/, /graphql, /oauth/userinfo): admitted as any other; `request` routes
+   * (the REST API, UserInfo) are then charged 1 point, while GraphQL is charged later by its cost.
+   * Promise-free unless Redis keeps the counters.
    */
   private admitCharged(context: ExecutionContext, route: RouteDeclaration, principal: Principal | null): boolean | Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();

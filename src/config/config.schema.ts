@@ -191,15 +191,16 @@ export interface AppConfig {
   };
   /**
    * API rate limits (docs/operations.md, "Rate limits"): points per window for each token, each anonymous
-   * address and each OAuth client at the token endpoint; undefined when RATE_LIMIT_ENABLED=false.
+   * address and each OAuth client at the token endpoint (and the endpoints that share its budget);
+   * undefined when RATE_LIMIT_ENABLED=false.
    */
   rateLimits?: {
     windowSeconds: number;
-    /** Per credential (token, or the API explorer's session) on /graphql and /api/. */
+    /** Per credential (token, or the API explorer's session) on /graphql, /api/ and /oauth/userinfo. */
     tokenPoints: number;
-    /** Per address (an IPv6 address by its /64) for anonymous callers of /graphql and /api/. */
+    /** Per address (an IPv6 address by its /64) for anonymous callers of /graphql, /api/ and /oauth/userinfo. */
     anonymousPoints: number;
-    /** Per authenticated client at POST /oauth/token. */
+    /** Per authenticated client at POST /oauth/token, /oauth/revoke, /oauth/introspect and /oauth/device_authorization together. */
     oauthTokenRequests: number;
     /** Per address at POST /oauth/register (dynamic client registration). */
     oauthRegistrations: number;

@@ -955,11 +955,12 @@ export type OrderDirection =
   | 'DESC';
 
 /**
- * API rate limit of the caller: points per window, shared by `/graphql` and `/api/`. A GraphQL request costs
- * its query cost divided by 100, rounded up, at least 1 point; a REST request costs 1. Tokens each have a
- * budget of their own; anonymous callers share one per address. The same figures come in the
- * `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Used` and `X-RateLimit-Reset` headers of every
- * response, and a request over the limit is answered 429 with `Retry-After`.
+ * API rate limit of the caller: points per window, shared by `/graphql`, `/api/` and `/oauth/userinfo`. A
+ * GraphQL request costs its query cost divided by 100, rounded up, at least 1 point; a REST or UserInfo
+ * request costs 1. Tokens each have a budget of their own; anonymous callers share one per address. The
+ * same figures come in the `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Used` and
+ * `X-RateLimit-Reset` headers of every response, and a request over the limit is answered 429 with
+ * `Retry-After`.
  */
 export type RateLimit = {
   __typename?: 'RateLimit';

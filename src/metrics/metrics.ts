@@ -97,7 +97,7 @@ export class Metrics {
 
   private readonly rateLimitRefusals = new Counter({
     name: 'agora_rate_limited_total',
-    help: 'API requests refused with 429 by a rate limit, by budget: token, address (anonymous), client (OAuth token endpoint), registration (OAuth dynamic client registration)',
+    help: 'API requests refused with 429 by a rate limit, by budget: token, address (anonymous), client (OAuth token, revocation, introspection, device authorization), registration (OAuth dynamic client registration)',
     labelNames: ['budget'],
     registers: [this.registry],
   });

@@ -5,10 +5,10 @@ import { OAuthError } from './oauth.errors.js';
 import { addressKey } from '../rate-limits/rate-limits.service.js';
 
 /**
- * The rate-limit budget a client's requests to the token and device endpoints spend. A confidential
- * client has one, charged after it proved its secret, so no one else can spend it. A public client
- * proves nothing (its id is public), so it has one per caller address: anyone can spend their own
- * share of it, never every installation's.
+ * The rate-limit budget a client's requests to the token, revocation, introspection and device
+ * authorization endpoints spend. A confidential client has one, charged after it proved its secret, so
+ * no one else can spend it. A public client proves nothing (its id is public), so it has one per caller
+ * address: anyone can spend their own share of it, never every installation's.
  */
 export function clientBudget(application: ApplicationEntity, ip: string): { budget: 'client'; key: string } {
   return {

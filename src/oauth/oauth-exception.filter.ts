@@ -16,8 +16,8 @@ export function sendOAuthError(reply: FastifyReply, error: OAuthError): void {
 
 /**
  * The OAuth endpoints' errors (OidcController: UserInfo, the JWKS, discovery): protocol errors in the
- * RFC 6749 shape, an unreachable database as `temporarily_unavailable` with `Retry-After`, a client over
- * its rate limit as `too_many_requests` (429, `Retry-After`), a missing or
+ * RFC 6749 shape, an unreachable database as `temporarily_unavailable` with `Retry-After`, a client (or
+ * at UserInfo, a token) over its rate limit as `too_many_requests` (429, `Retry-After`), a missing or
  * rejected bearer token as RFC 6750 says. Anything else as elsewhere.
  */
 @Catch()

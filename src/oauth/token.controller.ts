@@ -2,7 +2,8 @@ import { Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OwnAuthentication, Public } from '../auth/public.decorator.js';
 import { AccessTokensService } from './access-tokens.service.js';
-import { ClientAuthenticator, clientBudget, readParams } from './client-authentication.js';
+import { ApplicationEntity } from './application.entity.js';
+import { ClientAuthenticator, clientBudget, readParams, TokenRequestParams } from './client-authentication.js';
 import { oauthClientErrors } from './oauth-exception.filter.js';
 import { OAuthError } from './oauth.errors.js';
 import { checkResourceIndicator } from './resource-indicator.js';
@@ -38,8 +39,7 @@ export class TokenController {
       const params = readParams(req.headers['content-type'], req.body);
       this.exchange.checkGrantType(params);
       checkResourceIndicator(params.resource, this.config.baseUrl);
-      const application = await this.clients.authenticate(req.headers.authorization, params);
-      await this.rateLimits.charge(reply, clientBudget(application, req.ip), 1);
+      const application = await this.authenticateCharged(req, reply, params);
       const issued = await this.exchange.exchange(application, params);
       this.metrics.tokenIssued(params.grant_type!);
       return issued;
@@ -54,7 +54,7 @@ export class TokenController {
   async revoke(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, never>> {
     noStore(reply);
     const params = readParams(req.headers['content-type'], req.body);
-    const application = await this.clients.authenticate(req.headers.authorization, params);
+    const application = await this.authenticateCharged(req, reply, params);
     if (!params.token) throw new OAuthError('invalid_request', 'token is required');
     // token_type_hint is not needed: the prefix tells the kinds apart (RFC 7009 §2.1 lets a server ignore it).
     // A refresh token takes its family and the access tokens issued from it along.
@@ -71,7 +71,7 @@ export class TokenController {
   async introspect(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
     noStore(reply);
     const params = readParams(req.headers['content-type'], req.body);
-    const application = await this.clients.authenticate(req.headers.authorization, params);
+    const application = await this.authenticateCharged(req, reply, params);
     if (!params.token) throw new OAuthError('invalid_request', 'token is required');
     const refresh = await this.refreshTokens.findActive(params.token, application.id);
     if (refresh) {
@@ -104,6 +104,17 @@ export class TokenController {
       aud: application.clientId,
       iss: this.config.baseUrl,
     };
+  }
+
+  /**
+   * The client, authenticated, and charged 1 request of its budget (clientBudget): token, revocation and
+   * introspection requests share it, so that none of them is a way around it. A caller that fails to
+   * authenticate spends nothing of the client's budget.
+   */
+  private async authenticateCharged(req: FastifyRequest, reply: FastifyReply, params: TokenRequestParams): Promise<ApplicationEntity> {
+    const application = await this.clients.authenticate(req.headers.authorization, params);
+    await this.rateLimits.charge(reply, clientBudget(application, req.ip), 1);
+    return application;
   }
 }
 

@@ -32,7 +32,7 @@ export class RateLimitError extends Error {
   ) {
     super(
       subject.budget === 'client'
-        ? `Too many token requests from this client: try again in ${retryAfterSeconds(state)} seconds.`
+        ? `Too many requests from this client: try again in ${retryAfterSeconds(state)} seconds.`
         : subject.budget === 'registration'
           ? `Too many client registrations from this address: try again in ${retryAfterSeconds(state)} seconds.`
           : `API rate limit exceeded${subject.budget === 'address' ? ' for your address (authenticate with a token for a budget of your own)' : ''}: ` +
