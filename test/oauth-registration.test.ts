@@ -2,7 +2,7 @@ import { jest } from '@jest/globals';
 import * as client from 'openid-client';
 import { ApplicationsService } from '../src/oauth/applications.service.js';
 import { MAX_UNCLAIMED_APPLICATIONS } from '../src/oauth/client-registration.service.js';
-import { Browser, signIn } from './support/browser.js';
+import { Browser, formFields, signIn } from './support/browser.js';
 import { createUser, TEST_PASSWORD } from './support/fixtures.js';
 import { graphql } from './support/http.js';
 import { approveInBrowser } from './support/oauth.js';
@@ -382,6 +382,25 @@ describe('a self-registered application is never sent a browser without the user
     const claimed = await (await browser.get(path)).text();
     expect(claimed).toContain('Authorize <span class="app-name">Totally Agora Support</span>');
     expect(claimed).not.toContain('Not verified by Agora');
+  });
+
+  it('asks a signed-in user to confirm a logout without a hint under the same notice, then sends them back as chosen', async () => {
+    const clientId = await selfRegistered();
+    const user = await createUser(t);
+    const browser = new Browser(t.url);
+    await signIn(browser, user.username, TEST_PASSWORD);
+    const confirm = await browser.get(
+      `/oauth/logout?${new URLSearchParams({ client_id: clientId, post_logout_redirect_uri: AFTER_LOGOUT, state: 'bye3' })}`,
+    );
+    expect(confirm.status).toBe(200);
+    const html = await confirm.text();
+    expect(html).toContain('Sign out of Agora?');
+    expect(html).toContain('Not verified by Agora');
+    expect(html).toMatch(/You will then be sent back to <strong>self\.example<\/strong>/);
+    // The user has seen where it leads and chose to sign out: the usual redirect.
+    const signedOut = await browser.post('/oauth/logout/confirm', formFields(html));
+    expect(signedOut.status).toBe(303);
+    expect(signedOut.headers.get('location')).toBe(`${AFTER_LOGOUT}?state=bye3`);
   });
 
   it('shows a signed-out visitor the way back after logout as a link, until the application is claimed', async () => {
