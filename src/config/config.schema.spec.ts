@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       refreshTokenAbsoluteMs: 90 * 86_400_000,
       deviceCodeTtlMs: 600_000,
       dynamicRegistration: false,
+      unclaimedApplicationTtlMs: 86_400_000,
     });
     expect(config.workers).toBe(1);
   });
@@ -109,6 +110,19 @@ describe('loadConfig', () => {
     expect(problems({ RATE_LIMIT_OAUTH_REGISTRATIONS: '0' })).toEqual([
       expect.stringMatching(/^RATE_LIMIT_OAUTH_REGISTRATIONS: must be at least 1/),
     ]);
+  });
+
+  it('takes OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS from an hour to a year', () => {
+    expect(loadConfig({ OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS: '3600' }).oauth.unclaimedApplicationTtlMs).toBe(3_600_000);
+    expect(loadConfig({ OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS: '31536000' }).oauth.unclaimedApplicationTtlMs).toBe(31_536_000_000);
+    expect(problems({ OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS: '3599' })).toEqual([
+      'OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS: must be between 3600 and 31536000 (got "3599")',
+    ]);
+    for (const bad of ['31536001', '0', '-1', '86400.5', 'a day']) {
+      expect(problems({ OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS: bad })).toEqual([
+        expect.stringMatching(/^OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS: must be /),
+      ]);
+    }
   });
 
   it('limits the API by default, in memory, and takes the limits, Redis and an off switch as settings', () => {

@@ -20,6 +20,13 @@ const positiveInt = (max: number) =>
     .min(1, 'must be at least 1')
     .max(max, `must be at most ${max}`);
 
+const wholeNumberBetween = (min: number, max: number) =>
+  z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(min, `must be between ${min} and ${max}`)
+    .max(max, `must be between ${min} and ${max}`);
+
 /** The most server processes WORKERS may ask for (the first 256 cores of a machine is plenty for one primary). */
 export const MAX_WORKERS = 256;
 
@@ -86,6 +93,8 @@ export const environmentSchema = z.object({
   OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS: positiveInt(10 * 365 * 86400).default(90 * 86400),
   OAUTH_DEVICE_CODE_TTL_SECONDS: positiveInt(3600).default(600),
   OAUTH_DYNAMIC_REGISTRATION: boolean.default(false),
+  // At least an hour: a client registers, then a person signs in and consents before its first code exists.
+  OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS: wholeNumberBetween(3600, 365 * 86400).default(86400),
   GRAPHQL_MAX_DEPTH: positiveInt(100).default(12),
   GRAPHQL_MAX_COST: positiveInt(1_000_000).default(20000),
   GRAPHQL_ANONYMOUS_MAX_DEPTH: positiveInt(100).default(8),
@@ -166,6 +175,11 @@ export interface AppConfig {
     refreshTokenAbsoluteMs: number;
     /** Dynamic client registration (RFC 7591) at POST /oauth/register; off unless OAUTH_DYNAMIC_REGISTRATION=true. */
     dynamicRegistration: boolean;
+    /**
+     * A dynamically registered application still unclaimed and never used (no grant, code, token or
+     * device authorization names it) this long after registering is deleted by housekeeping.
+     */
+    unclaimedApplicationTtlMs: number;
   };
   graphql: {
     limits: {
@@ -330,6 +344,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       refreshTokenIdleMs: e.OAUTH_REFRESH_TOKEN_IDLE_SECONDS * 1000,
       refreshTokenAbsoluteMs: e.OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS * 1000,
       dynamicRegistration: e.OAUTH_DYNAMIC_REGISTRATION,
+      unclaimedApplicationTtlMs: e.OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS * 1000,
     },
     graphql: {
       limits: {

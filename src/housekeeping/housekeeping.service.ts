@@ -4,6 +4,7 @@ import { Repository } from 'typeorm';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
+import { ApplicationsService } from '../oauth/applications.service.js';
 import { AuthorizationCodesService } from '../oauth/authorization-codes.service.js';
 import { RefreshTokensService } from '../oauth/refresh-tokens.service.js';
 import { DeviceAuthorizationsService } from '../oauth/device-authorizations.service.js';
@@ -19,11 +20,14 @@ export interface Purged {
   accessTokens: number;
   refreshTokens: number;
   deviceCodes: number;
+  /** Applications registered dynamically, never claimed and never used (OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS). */
+  unclaimedApplications: number;
 }
 
 /**
  * Deletes expired sessions, authorization codes, access and refresh tokens, device codes and sign-in failures, so tables stay
- * small: once per interval for all the instances sharing the database, not once per instance.
+ * small, and unclaimed applications nobody used, so that dynamic registration does not stay closed at its cap: once per
+ * interval for all the instances sharing the database, not once per instance.
  */
 @Injectable()
 export class HousekeepingService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -35,6 +39,7 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
     private readonly codes: AuthorizationCodesService,
     private readonly refreshTokens: RefreshTokensService,
     private readonly deviceCodes: DeviceAuthorizationsService,
+    private readonly applications: ApplicationsService,
     private readonly throttle: SignInThrottle,
     @InjectRepository(HousekeepingRunEntity) private readonly runs: Repository<HousekeepingRunEntity>,
     private readonly clock: Clock,
@@ -64,7 +69,7 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
     if (!purged) return null;
     await this.runs.update({ job: JOB }, { finishedAt: this.clock.now() }).catch(() => undefined);
     this.logger.log(
-      `Housekeeping ran: purged ${purged.sessions} sessions, ${purged.codes} codes, ${purged.accessTokens} access tokens, ${purged.refreshTokens} refresh tokens, ${purged.deviceCodes} device codes`,
+      `Housekeeping ran: purged ${purged.sessions} sessions, ${purged.codes} codes, ${purged.accessTokens} access tokens, ${purged.refreshTokens} refresh tokens, ${purged.deviceCodes} device codes, ${purged.unclaimedApplications} unclaimed applications`,
     );
     return purged;
   }
@@ -77,7 +82,10 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
       const { codes, accessTokens } = await this.codes.purgeExpired();
       const deviceCodes = await this.deviceCodes.purgeExpired();
       await this.throttle.purgeExpired();
-      return { sessions, codes, accessTokens, refreshTokens, deviceCodes };
+      // Last, so that an application whose codes and tokens were all purged above counts as unused now.
+      const registeredBefore = new Date(this.clock.now().getTime() - this.config.oauth.unclaimedApplicationTtlMs);
+      const unclaimedApplications = await this.applications.purgeUnusedUnclaimed(registeredBefore);
+      return { sessions, codes, accessTokens, refreshTokens, deviceCodes, unclaimedApplications };
     } catch (err) {
       this.logger.warn(`Housekeeping failed: ${(err as Error).message}`);
       return null;

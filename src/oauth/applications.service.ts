@@ -54,6 +54,8 @@ export class ApplicationsService {
         clientId: randomBytes(20).toString('hex'),
         clientSecretHash: clientSecret === undefined ? null : hashSecret(clientSecret),
         secretRotatedAt: null,
+        // On the service's clock, as housekeeping measures an unclaimed application's age by it.
+        createdAt: this.clock.now(),
       }),
     );
     // What is derived from every client (the origins CORS allows) now includes this one.
@@ -104,6 +106,19 @@ export class ApplicationsService {
   /** How many dynamically registered applications nobody has claimed yet. */
   async countUnclaimed(): Promise<number> {
     return this.applications.countBy({ ownerId: IsNull() });
+  }
+
+  /**
+   * Deletes the applications registered dynamically before `registeredBefore`, still unclaimed and never
+   * used: no grant, authorization code, access or refresh token or device authorization names them (an
+   * application whose every such row has since expired and been purged counts as never used). Claimed
+   * applications and those registered in the dashboard always have an owner, and are never touched.
+   * Returns how many were deleted.
+   */
+  async purgeUnusedUnclaimed(registeredBefore: Date): Promise<number> {
+    const rows = (await this.applications.query(PURGE_UNUSED_UNCLAIMED, [registeredBefore])) as { id: string }[];
+    if (rows.length > 0) await this.credentials.forgetCredentials(rows.map((row) => row.id));
+    return rows.length;
   }
 
   async findByClientId(clientId: string): Promise<ApplicationEntity | null> {
@@ -176,6 +191,27 @@ const FIND_BY_CLIENT_ID: Statement = {
                 created_at, updated_at, secret_rotated_at
            FROM oauth_applications WHERE client_id = $1`,
 };
+
+/**
+ * One statement. SKIP LOCKED passes over an application whose first code, grant or token is being
+ * written at this moment (the foreign key check holds a lock on its row), so that use wins; the next
+ * run then sees it used.
+ */
+const PURGE_UNUSED_UNCLAIMED = `
+  WITH purged AS (
+    DELETE FROM oauth_applications
+     WHERE id IN (
+       SELECT a.id FROM oauth_applications a
+        WHERE a.owner_id IS NULL
+          AND a.created_at <= $1
+          AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.application_id = a.id)
+          AND NOT EXISTS (SELECT 1 FROM oauth_authorization_codes c WHERE c.application_id = a.id)
+          AND NOT EXISTS (SELECT 1 FROM oauth_access_tokens t WHERE t.application_id = a.id)
+          AND NOT EXISTS (SELECT 1 FROM oauth_refresh_tokens r WHERE r.application_id = a.id)
+          AND NOT EXISTS (SELECT 1 FROM oauth_device_authorizations d WHERE d.application_id = a.id)
+          FOR UPDATE SKIP LOCKED)
+    RETURNING id)
+  SELECT id FROM purged`;
 
 function toEntity(row: Record<string, unknown>): ApplicationEntity {
   return Object.assign(new ApplicationEntity(), {

@@ -5,6 +5,7 @@ import { ApplicationEntity } from './application.entity.js';
 
 @Entity({ name: 'oauth_authorization_codes' })
 @Index('oauth_authorization_codes_expires_at_idx', ['expiresAt'])
+@Index('oauth_authorization_codes_application_id_idx', ['applicationId'])
 @Check('oauth_authorization_codes_code_hash_check', `code_hash ~ '^[0-9a-f]{64}$'`)
 @Check('oauth_authorization_codes_code_challenge_check', `code_challenge ~ '^[A-Za-z0-9_-]{43}$'`)
 export class AuthorizationCodeEntity {

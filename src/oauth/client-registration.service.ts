@@ -6,8 +6,9 @@ import { OAuthError } from './oauth.errors.js';
 
 /**
  * The most applications registered dynamically and not yet claimed: past it, registration waits for
- * an operator to claim or delete some (`apps:list`, `apps:claim`), so that an open endpoint cannot
- * fill the database.
+ * an operator to claim or delete some (`apps:list`, `apps:claim`), or for housekeeping to delete those
+ * never used within OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS of registering; so an open endpoint cannot
+ * fill the database, and registrations nobody uses do not keep it closed.
  */
 export const MAX_UNCLAIMED_APPLICATIONS = 1000;
 

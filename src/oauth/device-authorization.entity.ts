@@ -11,6 +11,7 @@ export type DeviceAuthorizationStatus = 'pending' | 'approved' | 'denied';
  */
 @Entity({ name: 'oauth_device_authorizations' })
 @Index('oauth_device_authorizations_expires_at_idx', ['expiresAt'])
+@Index('oauth_device_authorizations_application_id_idx', ['applicationId'])
 @Check('oauth_device_authorizations_device_code_hash_check', `device_code_hash ~ '^[0-9a-f]{64}$'`)
 @Check('oauth_device_authorizations_user_code_hash_check', `user_code_hash ~ '^[0-9a-f]{64}$'`)
 @Check('oauth_device_authorizations_status_check', `status IN ('pending', 'approved', 'denied')`)

@@ -1,9 +1,10 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import { UserEntity } from '../users/user.entity.js';
 import { ApplicationEntity } from './application.entity.js';
 
 /** A user's remembered approval of an application for some scopes (revocable from the dashboard). */
 @Entity({ name: 'oauth_grants' })
+@Index('oauth_grants_application_id_idx', ['applicationId'])
 export class GrantEntity {
   @PrimaryColumn({ name: 'user_id', type: 'uuid', primaryKeyConstraintName: 'oauth_grants_pkey' })
   userId: string;

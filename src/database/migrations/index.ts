@@ -12,6 +12,7 @@ import { HousekeepingRuns1795424666792 } from './1795424666792-housekeeping-runs
 import { PublicClients1796000000001 } from './1796000000001-public-clients.js';
 import { RefreshTokens1796000000002 } from './1796000000002-refresh-tokens.js';
 import { DeviceAuthorizations1796000000003 } from './1796000000003-device-authorizations.js';
+import { ApplicationIdIndexes1796000000004 } from './1796000000004-application-id-indexes.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   PublicClients1796000000001,
   RefreshTokens1796000000002,
   DeviceAuthorizations1796000000003,
+  ApplicationIdIndexes1796000000004,
 ];
