@@ -321,6 +321,8 @@ describe('a self-registered application is never sent a browser without the user
     const href = /<a class="button" href="([^"]+)" rel="noreferrer">Return to ([^<]+)<\/a>/.exec(html);
     expect(href).not.toBeNull();
     expect(href![2]).toBe('self.example');
+    // The link's query is escaped in the attribute: a raw & there would be broken HTML.
+    expect(href![1]).not.toMatch(/&(?!amp;)/);
     return href![1]!.replaceAll('&amp;', '&');
   }
 
@@ -382,6 +384,27 @@ describe('a self-registered application is never sent a browser without the user
     const claimed = await (await browser.get(path)).text();
     expect(claimed).toContain('Authorize <span class="app-name">Totally Agora Support</span>');
     expect(claimed).not.toContain('Not verified by Agora');
+  });
+
+  it('says on the device consent page that the application registered itself, and stops saying it once claimed', async () => {
+    const clientId = await selfRegistered();
+    const started = await fetch(`${t.url}/oauth/device_authorization`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: clientId, scope: 'openid' }).toString(),
+    });
+    expect(started.status).toBe(200);
+    const { user_code: userCode } = (await started.json()) as { user_code: string };
+    const user = await createUser(t);
+    const browser = new Browser(t.url);
+    await signIn(browser, user.username, TEST_PASSWORD);
+    const path = `/oauth/device?user_code=${encodeURIComponent(userCode)}`;
+    const html = await (await browser.get(path)).text();
+    expect(html).toContain('Connect <span class="app-name">Totally Agora Support</span>');
+    expect(html).toContain('Not verified by Agora');
+
+    await claim(clientId);
+    expect(await (await browser.get(path)).text()).not.toContain('Not verified by Agora');
   });
 
   it('asks a signed-in user to confirm a logout without a hint under the same notice, then sends them back as chosen', async () => {

@@ -22,7 +22,6 @@ export class ScrapeAccess {
   }
 }
 
-/** The answer to a scrape without the token. */
 /** A scrape of the whole process group that could not be completed now (ScrapeUnavailableError). */
 export const SCRAPE_UNAVAILABLE = {
   status: 503,
@@ -30,6 +29,7 @@ export const SCRAPE_UNAVAILABLE = {
   body: JSON.stringify({ message: '503 Service Unavailable' }),
 } as const;
 
+/** The answer to a scrape without the token. */
 export const SCRAPE_REFUSED = {
   status: 401,
   headers: { 'www-authenticate': 'Bearer realm="metrics"', 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' },

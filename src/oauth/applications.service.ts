@@ -195,7 +195,9 @@ const FIND_BY_CLIENT_ID: Statement = {
 /**
  * One statement. SKIP LOCKED passes over an application whose first code, grant or token is being
  * written at this moment (the foreign key check holds a lock on its row), so that use wins; the next
- * run then sees it used.
+ * run then sees it used. A first use that commits between this statement's snapshot and its lock is
+ * not seen, and is deleted with the application (or, the other way round, fails on the foreign key):
+ * a window of milliseconds, for an application nobody used since it registered at least an hour ago.
  */
 const PURGE_UNUSED_UNCLAIMED = `
   WITH purged AS (

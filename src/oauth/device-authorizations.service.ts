@@ -11,6 +11,7 @@ import { checkRequestedScopes } from './authorization-request.js';
 import { DeviceAuthorizationEntity } from './device-authorization.entity.js';
 import { GrantsService } from './grants.service.js';
 import { formatUserCode, generateUserCode } from './user-code.js';
+import { isSelfRegistered } from './application.model.js';
 
 /** The device authorization response (RFC 8628 §3.2). */
 export interface DeviceAuthorizationResponse {
@@ -27,7 +28,9 @@ export const DEVICE_POLL_INTERVAL_SECONDS = 5;
 
 /** What the page shows about a user code, when it names a live device authorization. */
 export type DeviceCodeLookup =
-  { found: 'pending'; applicationName: string; scopes: string[]; userCode: string } | { found: 'expired' | 'decided' } | { found: false };
+  | { found: 'pending'; applicationName: string; selfRegistered: boolean; scopes: string[]; userCode: string }
+  | { found: 'expired' | 'decided' }
+  | { found: false };
 
 export type DeviceDecision = 'approved' | 'denied' | 'expired' | 'decided' | 'unknown';
 
@@ -87,7 +90,13 @@ export class DeviceAuthorizationsService {
     if (!device?.application) return { found: false };
     if (device.expiresAt <= this.clock.now()) return { found: 'expired' };
     if (device.status !== 'pending') return { found: 'decided' };
-    return { found: 'pending', applicationName: device.application.name, scopes: device.scopes, userCode: formatUserCode(userCode) };
+    return {
+      found: 'pending',
+      applicationName: device.application.name,
+      selfRegistered: isSelfRegistered(device.application),
+      scopes: device.scopes,
+      userCode: formatUserCode(userCode),
+    };
   }
 
   /**

@@ -1,6 +1,7 @@
 import { SCOPES, ScopeName } from '../auth/scopes.js';
 import { html } from '../web/html.js';
 import { page } from '../web/layout.js';
+import { selfRegisteredNotice } from './oauth.pages.js';
 
 type SignedInUser = { username: string; name: string };
 
@@ -49,6 +50,8 @@ export function deviceConsentPage(o: {
   user: SignedInUser;
   csrfToken: string;
   applicationName: string;
+  /** Registered by itself and claimed by no user: its name is whatever its registrant chose. */
+  selfRegistered: boolean;
   scopes: readonly string[];
   userCode: string;
 }): string {
@@ -59,6 +62,7 @@ export function deviceConsentPage(o: {
     csrfToken: o.csrfToken,
     body: html`<div class="card">
       <h1>Connect <span class="app-name">${o.applicationName}</span></h1>
+      ${o.selfRegistered ? selfRegisteredNotice(undefined) : ''}
       <p class="lead">A device wants to use your Agora account, <strong>@${o.user.username}</strong>, as ${o.applicationName}.</p>
       <div class="alert warn" role="note">
         Approve only if you started this yourself, on your own device, and it shows the code

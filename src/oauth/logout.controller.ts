@@ -41,7 +41,7 @@ export class LogoutController {
         // A self-registered application's registrant chose that URI: a link under where it goes, never
         // a redirect anyone could send anyone through.
         if (request.application && isSelfRegistered(request.application)) {
-          return view(() => signedOutPage({ applicationName: request.application!.name, destination: destinationOf(uri), location }));
+          return view(() => signedOutPage({ destination: destinationOf(uri), location }));
         }
         return new Redirect(location, 302);
       }

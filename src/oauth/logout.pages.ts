@@ -58,7 +58,7 @@ export function logoutConfirmationPage(options: {
 }
 
 /** `back`: a self-registered application's post-logout URI, offered as a link rather than followed. */
-export function signedOutPage(back?: { applicationName: string; destination: string; location: string }): string {
+export function signedOutPage(back?: { destination: string; location: string }): string {
   return page({
     title: 'Signed out',
     narrow: true,
