@@ -180,8 +180,8 @@ describe('API rate limits (in memory, one instance)', () => {
       other = await registerApp(t, user.id);
     });
 
-    async function redeem(app: RegisteredApp, secret = app.clientSecret): Promise<Response> {
-      const { code, verifier } = await issueCode(t, app, user.id);
+    async function redeem(app: RegisteredApp, secret = app.clientSecret, scopes?: string[]): Promise<Response> {
+      const { code, verifier } = await issueCode(t, app, user.id, scopes);
       return fetch(`${t.url}/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -269,19 +269,7 @@ describe('API rate limits (in memory, one instance)', () => {
     it('charges UserInfo 1 point of the access token’s API budget, with the headers, and answers 429 in the OAuth shape with CORS', async () => {
       const spaOrigin = 'https://spa-rate-limits.example.com';
       await registerPublicApp(t, user.id, { redirectUris: [`${spaOrigin}/callback`] });
-      const { code, verifier } = await issueCode(t, client, user.id, ['openid', 'api']);
-      const issued = await fetch(`${t.url}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'authorization_code',
-          code,
-          code_verifier: verifier,
-          redirect_uri: REDIRECT_URI,
-          client_id: client.clientId,
-          client_secret: client.clientSecret,
-        }),
-      });
+      const issued = await redeem(client, client.clientSecret, ['openid', 'api']);
       expect(issued.status).toBe(200);
       const { access_token: token } = (await issued.json()) as { access_token: string };
       const userinfo = (method: 'GET' | 'POST', origin?: string) =>
