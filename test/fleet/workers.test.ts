@@ -45,6 +45,31 @@ function getOnNewConnection(
   });
 }
 
+/**
+ * Stops one worker (SIGSTOP) and scrapes twice on new connections: the primary hands them out in turn, so
+ * one reaches the running worker (worker 2), which asks the primary for the group's metrics; the stopped
+ * worker's part never comes (prom-client waits 5 s), so that scrape answers 503, never a partial sum.
+ */
+async function expectScrapeUnavailableWhileStopped(
+  server: ServerProcess,
+  stoppedPid: number,
+  scrapeUrl: string,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  process.kill(stoppedPid, 'SIGSTOP');
+  const attempts = [0, 1].map(() => getOnNewConnection(scrapeUrl, headers));
+  try {
+    const first = await Promise.race(attempts);
+    expect(first).toMatchObject({ status: 503, retryAfter: '5', body: JSON.stringify({ message: '503 Service Unavailable' }) });
+    await waitForOutput(server, /"worker":2.*"msg":"Scrape answered 503: Aggregating the workers' metrics failed/);
+  } finally {
+    process.kill(stoppedPid, 'SIGCONT');
+  }
+  // The connection handed to the stopped worker is served once it runs again (a 503 if it asked while
+  // the aggregation still waited, a 200 after): nothing is left hanging.
+  for (const answer of await Promise.all(attempts)) expect([200, 503]).toContain(answer.status);
+}
+
 describe('WORKERS=2 on a PostgreSQL database', () => {
   let db: ScratchDatabase;
   let server: ServerProcess;
@@ -175,20 +200,7 @@ describe('WORKERS=2 on a PostgreSQL database', () => {
 
   it('answers a scrape 503 with Retry-After, never a partial sum, while a worker cannot answer, and 200 once it can', async () => {
     const [stoppedPid] = [...workerOf].find(([, worker]) => worker === 1)!;
-    process.kill(stoppedPid, 'SIGSTOP');
-    // The primary hands connections out in turn, so one of two reaches the running worker, which asks
-    // the primary for the group's metrics; the stopped worker's part never comes (prom-client waits 5 s).
-    const attempts = [0, 1].map(() => getOnNewConnection(`${url}/metrics`, { authorization: `Bearer ${METRICS_TOKEN}` }));
-    try {
-      const first = await Promise.race(attempts);
-      expect(first).toMatchObject({ status: 503, retryAfter: '5', body: JSON.stringify({ message: '503 Service Unavailable' }) });
-      await waitForOutput(server, /"worker":2.*"msg":"Scrape answered 503: Aggregating the workers' metrics failed/);
-    } finally {
-      process.kill(stoppedPid, 'SIGCONT');
-    }
-    // The connection handed to the stopped worker is served once it runs again (a 503 if it asked while
-    // the aggregation still waited, a 200 after): nothing is left hanging.
-    for (const answer of await Promise.all(attempts)) expect([200, 503]).toContain(answer.status);
+    await expectScrapeUnavailableWhileStopped(server, stoppedPid, `${url}/metrics`, { authorization: `Bearer ${METRICS_TOKEN}` });
     const { samples } = await scrape();
     expect(samples.filter((s) => s.name === 'process_resident_memory_bytes')).toHaveLength(2);
   });
@@ -310,7 +322,7 @@ describe('WORKERS=2 with METRICS_PORT', () => {
     await db?.drop();
   });
 
-  it('serves the sum of both workers on the metrics port too, and nothing on the main one', async () => {
+  it('serves the sum of both workers on the metrics port too (503 while a worker cannot answer), and nothing on the main one', async () => {
     const [port, metricsPort] = [await freePort(), await freePort()];
     const url = `http://127.0.0.1:${port}`;
     server = startServer({
@@ -340,6 +352,12 @@ describe('WORKERS=2 with METRICS_PORT', () => {
           .sort(),
       ).toEqual(['1', '2']);
     }
+
+    // A worker that cannot answer: 503 on the metrics port as on the main one.
+    const started = lines(server).find((l) => String(l.msg).startsWith('Started 2 workers'))!;
+    const stoppedPid = (started.workers as { worker: number; pid: number }[]).find((w) => w.worker === 1)!.pid;
+    await expectScrapeUnavailableWhileStopped(server, stoppedPid, `http://127.0.0.1:${metricsPort}/metrics`);
+
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
   });
