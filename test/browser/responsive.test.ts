@@ -42,6 +42,7 @@ const data = {
   userCode: '',
   publicApplicationId: '',
   selfRegisteredClientId: '',
+  selfRegisteredUserCode: '',
 };
 
 interface PageCase {
@@ -198,6 +199,20 @@ const PAGES: PageCase[] = [
     ),
   },
   {
+    name: 'device-consent-self-registered',
+    signedIn: true,
+    open: visit(() => `/oauth/device?user_code=${data.selfRegisteredUserCode}`, 'text=Not verified by Agora'),
+  },
+  {
+    name: 'logout-confirm-self-registered',
+    signedIn: true,
+    open: visit(
+      () =>
+        `/oauth/logout?${new URLSearchParams({ client_id: data.selfRegisteredClientId, post_logout_redirect_uri: LONG_LOGOUT, state: 'responsive' }).toString()}`,
+      'text=Not verified by Agora',
+    ),
+  },
+  {
     name: 'signed-out-self-registered',
     signedIn: false,
     open: visit(
@@ -319,6 +334,10 @@ beforeAll(async () => {
     postLogoutRedirectUris: [LONG_LOGOUT],
   });
   data.selfRegisteredClientId = selfRegistered.clientId;
+  const selfRegisteredDevice = await t
+    .get(DeviceAuthorizationsService)
+    .start((await applications.findByClientId(selfRegistered.clientId))!, { scope: 'openid profile' });
+  data.selfRegisteredUserCode = selfRegisteredDevice.user_code;
   data.approvedId = approved.id;
 
   // Signs in through the page, once; every signed-in case reuses these cookies.
