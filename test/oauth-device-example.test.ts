@@ -42,7 +42,10 @@ async function decideInBrowser(userCode: string, verificationUri: string, decisi
   expect(verificationUri).toBe(`${t.url}/oauth/device`);
   const browser = new Browser(t.url);
   await signIn(browser, username, TEST_PASSWORD);
-  const consent = await browser.get(`/oauth/device?user_code=${userCode.toLowerCase()}`);
+  // The link fills the form in; the user confirms the code by submitting it (RFC 8628 §3.3.1).
+  const filled = await browser.get(`/oauth/device?user_code=${userCode.toLowerCase()}`);
+  expect(filled.status).toBe(200);
+  const consent = await browser.post('/oauth/device', formFields(await filled.text()));
   expect(consent.status).toBe(200);
   const decided = await browser.post('/oauth/device', { ...formFields(await consent.text()), decision });
   expect(decided.status).toBe(303);

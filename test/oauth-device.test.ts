@@ -65,14 +65,20 @@ async function signedIn(user: User): Promise<Browser> {
   return browser;
 }
 
-/** Opens the page with a code, as a person typing it would. */
-function openCode(browser: Browser, userCode: string) {
+/** Follows a link with the code (verification_uri_complete): the form, filled in, nothing looked up yet. */
+function followLink(browser: Browser, userCode: string) {
   return browser.get(`/oauth/device?user_code=${encodeURIComponent(userCode)}`);
+}
+
+/** Types the code into the form and submits it, as a person would: the consent screen, or why not. */
+async function enterCode(browser: Browser, userCode: string) {
+  const form = await browser.get('/oauth/device');
+  return browser.post('/oauth/device', { ...formFields(await form.text()), user_code: userCode });
 }
 
 /** Enters the code and approves (or denies) on the consent screen; returns the page the decision led to. */
 async function decide(browser: Browser, userCode: string, decision: 'approve' | 'deny'): Promise<{ status: number; html: string }> {
-  const consent = await openCode(browser, userCode);
+  const consent = await enterCode(browser, userCode);
   const html = await consent.text();
   if (consent.status !== 200) throw new Error(`expected the consent screen, got ${consent.status}: ${html}`);
   const { posted, page, html: after } = await browser.submit('/oauth/device', { ...formFields(html), decision });
@@ -295,7 +301,7 @@ describe('polling the token endpoint (RFC 8628 §3.4–3.5)', () => {
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('expired_token');
 
-    const page = await openCode(await signedIn(user), user_code);
+    const page = await enterCode(await signedIn(user), user_code);
     expect(page.status).toBe(400);
     expect(await page.text()).toContain('This code has expired. Start again on your device');
   });
@@ -396,7 +402,13 @@ describe('the /oauth/device page', () => {
 
     const back = await signIn(browser, user.username, TEST_PASSWORD, location.searchParams.get('return_to')!);
     expect(back.headers.get('location')).toBe(path);
-    const consent = await browser.get(back.headers.get('location')!);
+    const filled = await browser.get(back.headers.get('location')!);
+    expect(filled.status).toBe(200);
+    const form = await filled.text();
+    // RFC 8628 §3.3.1: the code from the link is shown for the user to confirm, not acted on.
+    expect(form).toContain('A link filled in this code. Continue only if it is the code your device shows right now.');
+    expect(formFields(form).user_code).toBe(new URL(verification_uri_complete).searchParams.get('user_code'));
+    const consent = await browser.post('/oauth/device', formFields(form));
     expect(consent.status).toBe(200);
     const html = await consent.text();
     expect(html).toContain('Connect <span class="app-name">Test Client</span>');
@@ -411,11 +423,11 @@ describe('the /oauth/device page', () => {
     const browser = await signedIn(user);
     const form = await browser.get('/oauth/device');
     expect(form.status).toBe(200);
-    expect(await form.text()).toContain('<form method="get" action="/oauth/device"');
+    expect(await form.text()).toContain('<form method="post" action="/oauth/device"');
 
     const { user_code, device_code } = await startDevice(app, 'api');
     const typed = user_code.replace('-', '').toLowerCase();
-    const consent = await openCode(browser, ` ${typed} `);
+    const consent = await enterCode(browser, ` ${typed} `);
     expect(consent.status).toBe(200);
     await browser.submit('/oauth/device', { ...formFields(await consent.text()), decision: 'approve' });
     expect((await poll(app, device_code)).status).toBe(200);
@@ -424,25 +436,28 @@ describe('the /oauth/device page', () => {
   it('explains a wrong code, and a code that is not one', async () => {
     const { user } = await newUserAndApp(t);
     const browser = await signedIn(user);
-    const wrong = await openCode(browser, 'BBBB-BBBB');
+    const wrong = await enterCode(browser, 'BBBB-BBBB');
     expect(wrong.status).toBe(400);
     expect(await wrong.text()).toContain('No device is waiting for this code');
-    const malformed = await openCode(browser, 'hello');
+    const malformed = await enterCode(browser, 'hello');
     expect(malformed.status).toBe(400);
     expect(await malformed.text()).toContain('codes are 8 letters, like BCDF-GHJK');
+    const malformedLink = await followLink(browser, 'hello');
+    expect(malformedLink.status).toBe(400);
+    expect(await malformedLink.text()).toContain('codes are 8 letters, like BCDF-GHJK');
   });
 
   it('approves a code once: the second approval is refused, and a denied code cannot be approved', async () => {
     const { user, app } = await newUserAndApp(t);
     const browser = await signedIn(user);
     const { user_code } = await startDevice(app);
-    const consent = await openCode(browser, user_code);
+    const consent = await enterCode(browser, user_code);
     const fields = formFields(await consent.text());
     expect((await browser.post('/oauth/device', { ...fields, decision: 'approve' })).status).toBe(303);
     const again = await browser.post('/oauth/device', { ...fields, decision: 'approve' });
     expect(again.status).toBe(400);
     expect(await again.text()).toContain('This code has already been used');
-    const reopened = await openCode(browser, user_code);
+    const reopened = await enterCode(browser, user_code);
     expect(reopened.status).toBe(400);
 
     const denied = await startDevice(app);
@@ -460,17 +475,50 @@ describe('the /oauth/device page', () => {
     expect((await poll(app, device_code)).body.error).toBe('authorization_pending');
   });
 
+  it(`does not count codes in links: ${DEVICE_CODE_LIMITS.user} cross-site GETs with wrong codes leave the user free to enter theirs`, async () => {
+    const { user, app } = await newUserAndApp(t);
+    const browser = await signedIn(user);
+    const { user_code } = await startDevice(app);
+    // Any page can send a signed-in browser to these links: a top-level navigation carries the SameSite=Lax
+    // session cookie, so to the server each is exactly this GET.
+    for (let i = 0; i < DEVICE_CODE_LIMITS.user + 2; i++) {
+      const link = await followLink(browser, `BBBB-BB${'BCDFGHJKLMNP'[i]}B`);
+      expect(link.status).not.toBe(429);
+    }
+    const own = await followLink(browser, user_code);
+    expect(await own.text()).not.toContain('Too many wrong codes');
+    expect(own.status).toBe(200);
+    const consent = await browser.post('/oauth/device', formFields(await (await followLink(browser, user_code)).text()));
+    expect(consent.status).toBe(200);
+    expect(await consent.text()).toContain('Approve only if you started this yourself');
+  });
+
+  it('does not count a cross-site form post: without the CSRF token it is refused before any lookup', async () => {
+    const { user, app } = await newUserAndApp(t);
+    const browser = await signedIn(user);
+    const { user_code } = await startDevice(app);
+    for (let i = 0; i < DEVICE_CODE_LIMITS.user; i++) {
+      const forged = await browser.post(
+        '/oauth/device',
+        { user_code: `BBBB-BB${'BCDFGHJKLM'[i]}B` },
+        { origin: 'https://attacker.example' },
+      );
+      expect(forged.status).toBe(403);
+    }
+    expect((await enterCode(browser, user_code)).status).toBe(200);
+  });
+
   it(`throttles code guessing: after ${DEVICE_CODE_LIMITS.user} wrong codes a user waits, even with a right code`, async () => {
     const { user, app } = await newUserAndApp(t);
     const browser = await signedIn(user);
     const { user_code } = await startDevice(app);
     // A right code is not counted against the user.
-    expect((await openCode(browser, user_code)).status).toBe(200);
+    expect((await enterCode(browser, user_code)).status).toBe(200);
     for (let i = 0; i < DEVICE_CODE_LIMITS.user; i++) {
-      const wrong = await openCode(browser, `BBBB-BB${'BCDFGHJKLM'[i]}B`);
+      const wrong = await enterCode(browser, `BBBB-BB${'BCDFGHJKLM'[i]}B`);
       expect(wrong.status).toBe(400);
     }
-    const throttled = await openCode(browser, user_code);
+    const throttled = await enterCode(browser, user_code);
     expect(throttled.status).toBe(429);
     expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
     const throttledHtml = await throttled.text();
@@ -480,11 +528,11 @@ describe('the /oauth/device page', () => {
 
     // Another user at the same address is not held back by this one's guesses.
     const other = await signedIn(await createUser(t));
-    expect((await openCode(other, user_code)).status).toBe(200);
+    expect((await enterCode(other, user_code)).status).toBe(200);
 
     // The window passes.
     t.clock.advance(15 * 60_000 + 1000);
-    expect((await openCode(browser, user_code)).status).toBe(400); // expired by now (10 minutes)
+    expect((await enterCode(browser, user_code)).status).toBe(400); // expired by now (10 minutes)
   });
 });
 

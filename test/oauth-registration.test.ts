@@ -398,13 +398,16 @@ describe('a self-registered application is never sent a browser without the user
     const user = await createUser(t);
     const browser = new Browser(t.url);
     await signIn(browser, user.username, TEST_PASSWORD);
-    const path = `/oauth/device?user_code=${encodeURIComponent(userCode)}`;
-    const html = await (await browser.get(path)).text();
+    const consent = async () =>
+      (
+        await browser.post('/oauth/device', { ...formFields(await (await browser.get('/oauth/device')).text()), user_code: userCode })
+      ).text();
+    const html = await consent();
     expect(html).toContain('Connect <span class="app-name">Totally Agora Support</span>');
     expect(html).toContain('Not verified by Agora');
 
     await claim(clientId);
-    expect(await (await browser.get(path)).text()).not.toContain('Not verified by Agora');
+    expect(await consent()).not.toContain('Not verified by Agora');
   });
 
   it('asks a signed-in user to confirm a logout without a hint under the same notice, then sends them back as chosen', async () => {

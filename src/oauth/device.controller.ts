@@ -7,7 +7,7 @@ import { seeOther, view } from '../web/page-result.js';
 import { Pages, SignedIn } from '../web/pages.decorator.js';
 import { DeviceAuthorizationsService, DeviceCodeLookup } from './device-authorizations.service.js';
 import { deviceCodePage, deviceConsentPage } from './device.pages.js';
-import { normalizeUserCode } from './user-code.js';
+import { formatUserCode, normalizeUserCode } from './user-code.js';
 
 const MALFORMED = 'That is not a code from Agora: codes are 8 letters, like BCDF-GHJK. Check the code your device shows.';
 const UNKNOWN = 'No device is waiting for this code. Check it against the one your device shows, or start again on the device.';
@@ -16,9 +16,14 @@ const DECIDED = 'This code has already been used. Start again on your device if 
 
 /**
  * `/oauth/device`, the verification URI of the device flow (RFC 8628 §3.3): a signed-in user enters
- * the code their device shows (or arrives with it in `user_code`), sees what the application asks for,
- * and approves or denies it. Every lookup of a code that does not exist counts against the user and
- * the address (SignInThrottle), so codes cannot be guessed.
+ * the code their device shows, sees what the application asks for, and approves or denies it.
+ *
+ * A link with the code (`verification_uri_complete`, `?user_code=`) only fills the form in: the user
+ * still confirms that it is the code their device shows (RFC 8628 §3.3.1) by submitting it. Such a link
+ * can be followed by any site a signed-in user visits, so the GET looks nothing up and counts nothing;
+ * only a code the user submits (a POST with the form's CSRF token, which no other site can forge) is
+ * looked up, and each one that does not exist counts against the user and the address
+ * (SignInThrottle), so codes cannot be guessed, and no one else can spend a user's attempts.
  */
 @Controller('oauth/device')
 @Pages()
@@ -29,31 +34,28 @@ export class DeviceController {
   ) {}
 
   @Get()
-  async show(@Req() req: FastifyRequest, @SignedIn() signedIn: SignedInUser, @Query('user_code') typed?: unknown): Promise<PageResult> {
+  show(@SignedIn() signedIn: SignedInUser, @Query('user_code') typed?: unknown): PageResult {
     const { user } = signedIn;
     if (typeof typed !== 'string' || typed.trim() === '') {
       return view((c) => deviceCodePage({ user, csrfToken: c.csrfToken, notice: c.flash?.notice }));
     }
-    const found = await this.find(req, signedIn, typed);
-    if ('error' in found) {
-      return view((c) => deviceCodePage({ user, csrfToken: c.csrfToken, userCode: typed, error: found.error }), {
-        status: found.status,
-        headers: found.headers,
-      });
-    }
-    return view((c) => deviceConsentPage({ user, csrfToken: c.csrfToken, ...found }));
+    const userCode = normalizeUserCode(typed);
+    if (!userCode) return view((c) => deviceCodePage({ user, csrfToken: c.csrfToken, userCode: typed, error: MALFORMED }), { status: 400 });
+    return view((c) => deviceCodePage({ user, csrfToken: c.csrfToken, userCode: formatUserCode(userCode), prefilled: true }));
   }
 
+  /** The code the user submitted (no `decision`: shows the consent screen), or their decision on it. */
   @Post()
   async decide(@Req() req: FastifyRequest, @SignedIn() signedIn: SignedInUser, @Body() body: Record<string, unknown>): Promise<PageResult> {
     const { user } = signedIn;
     const typed = typeof body.user_code === 'string' ? body.user_code : '';
     const refused = (error: string, status: number, headers?: Record<string, string>) =>
       view((c) => deviceCodePage({ user, csrfToken: c.csrfToken, userCode: typed, error }), { status, headers });
-    if (body.decision !== 'approve' && body.decision !== 'deny')
+    if (body.decision !== undefined && body.decision !== 'approve' && body.decision !== 'deny')
       return refused('The form must say decision=approve or decision=deny.', 400);
     const found = await this.find(req, signedIn, typed);
     if ('error' in found) return refused(found.error, found.status, found.headers);
+    if (body.decision === undefined) return view((c) => deviceConsentPage({ user, csrfToken: c.csrfToken, ...found }));
     const decision = await this.devices.decide(
       normalizeUserCode(typed)!,
       { id: user.id, authTime: signedIn.authTime },

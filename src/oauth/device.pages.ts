@@ -5,8 +5,18 @@ import { selfRegisteredNotice } from './oauth.pages.js';
 
 type SignedInUser = { username: string; name: string };
 
-/** Where the user types the code their device shows (RFC 8628 §3.3). */
-export function deviceCodePage(o: { user: SignedInUser; csrfToken: string; userCode?: string; error?: string; notice?: string }): string {
+/**
+ * Where the user types the code their device shows (RFC 8628 §3.3), or confirms the one a link filled in
+ * (`prefilled`, §3.3.1): posted with the form's CSRF token, so only the user's own submissions are looked up.
+ */
+export function deviceCodePage(o: {
+  user: SignedInUser;
+  csrfToken: string;
+  userCode?: string;
+  prefilled?: boolean;
+  error?: string;
+  notice?: string;
+}): string {
   return page({
     title: 'Connect a device',
     narrow: true,
@@ -19,7 +29,15 @@ export function deviceCodePage(o: { user: SignedInUser; csrfToken: string; userC
         Enter the code shown by the device or command-line tool you want to sign in to Agora as <strong>@${o.user.username}</strong>.
       </p>
       ${o.error ? html`<div class="alert error" role="alert">${o.error}</div>` : null}
-      <form method="get" action="/oauth/device" novalidate>
+      ${
+        o.prefilled
+          ? html`<div class="alert warn" role="note">
+              A link filled in this code. Continue only if it is the code your device shows right now.
+            </div>`
+          : null
+      }
+      <form method="post" action="/oauth/device" novalidate>
+        <input type="hidden" name="_csrf" value="${o.csrfToken}" />
         <label for="user_code">Code</label>
         <input
           id="user_code"

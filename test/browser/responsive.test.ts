@@ -60,6 +60,13 @@ const visit = (path: () => string, waitFor?: string) => async (page: Page) => {
   if (waitFor) await page.waitForSelector(waitFor);
 };
 
+/** Follows a device link with the code, then confirms the code as the page asks (RFC 8628 §3.3.1). */
+const enterDeviceCode = (userCode: () => string, waitFor: string) => async (page: Page) => {
+  await visit(() => `/oauth/device?user_code=${userCode()}`, '#user_code')(page);
+  await page.click('button:has-text("Continue")');
+  await page.waitForSelector(waitFor);
+};
+
 function authorizeQuery(clientId: string): string {
   return new URLSearchParams({
     response_type: 'code',
@@ -147,11 +154,11 @@ const PAGES: PageCase[] = [
     open: visit(() => `/oauth/authorize?${authorizeQuery(data.clientId)}`, 'text=wants to use your Agora account'),
   },
   { name: 'device', signedIn: true, open: visit(() => '/oauth/device', '#user_code') },
-  { name: 'device-wrong-code', signedIn: true, open: visit(() => '/oauth/device?user_code=BBBB-BBBB', '.alert.error') },
+  { name: 'device-wrong-code', signedIn: true, open: enterDeviceCode(() => 'BBBB-BBBB', '.alert.error') },
   {
     name: 'device-consent',
     signedIn: true,
-    open: visit(() => `/oauth/device?user_code=${data.userCode}`, 'text=Approve only if you started this'),
+    open: enterDeviceCode(() => data.userCode, 'text=Approve only if you started this'),
   },
   { name: 'explorer', signedIn: true, open: visit(() => '/explorer', '.graphiql-container') },
   { name: 'security', signedIn: true, open: visit(() => '/account/security', 'text=Where you are signed in') },
@@ -201,7 +208,7 @@ const PAGES: PageCase[] = [
   {
     name: 'device-consent-self-registered',
     signedIn: true,
-    open: visit(() => `/oauth/device?user_code=${data.selfRegisteredUserCode}`, 'text=Not verified by Agora'),
+    open: enterDeviceCode(() => data.selfRegisteredUserCode, 'text=Not verified by Agora'),
   },
   {
     name: 'logout-confirm-self-registered',
