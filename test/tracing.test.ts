@@ -78,6 +78,8 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
       });
       expect(res.status).toBe(200);
       await res.text();
+      // A secret in the query string: the span shows the query as the logs do.
+      await fetch(`http://127.0.0.1:${port}/oauth/device?user_code=BCDF-GHJK&response_type=code`, { redirect: 'manual' });
     } finally {
       server.child.kill('SIGTERM');
     }
@@ -104,6 +106,9 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect(attribute(httpServer!, 'http.method') ?? attribute(httpServer!, 'http.request.method')).toBe('POST');
     expect(trace.some((s) => s.name.startsWith('graphql.'))).toBe(true);
     expect(trace.some((s) => attribute(s, 'db.system') === 'postgresql' || attribute(s, 'db.system.name') === 'postgresql')).toBe(true);
+    const device = collector.spans.find((s) => attribute(s, 'url.path') === '/oauth/device');
+    expect(attribute(device!, 'url.query')).toBe('user_code=[REDACTED]&response_type=code');
+    expect(JSON.stringify(collector.spans)).not.toContain('BCDF-GHJK');
     // Health probes are not traced.
     expect(collector.spans.some((s) => String(attribute(s, 'http.target') ?? attribute(s, 'url.path')).includes('/healthz'))).toBe(false);
   });

@@ -5,11 +5,85 @@ import type { IncomingMessage } from 'node:http';
 import pino, { Logger } from 'pino';
 import { AppConfig } from '../config/config.schema.js';
 
-const SECRET_QUERY_PARAMS = /([?&](?:access_token|private_token|token|code|code_verifier|client_secret|password|state|nonce)=)[^&#]*/gi;
+/**
+ * Query parameters whose values are logged as sent: each is read by some route, none carries a secret
+ * or an address a secret could hide in (`return_to`, `redirect_uri` and `post_logout_redirect_uri` can
+ * hold a whole URL with its own query, so they are not here). Every other value is replaced.
+ */
+const LOGGED_QUERY_VALUES = new Set([
+  'response_type',
+  'response_mode',
+  'client_id',
+  'scope',
+  'prompt',
+  'max_age',
+  'code_challenge_method',
+  'ui_locales',
+  'reauth',
+  'first',
+  'after',
+  'last',
+  'before',
+  'page',
+  'per_page',
+  'sort',
+  'status',
+  'organizer',
+  'starts_after',
+  'starts_before',
+]);
 
-/** A URL fit for logs: the values of credential-bearing query parameters replaced. */
+/** A parameter name logged as sent; anything else (a token sent as a bare `?value`, say) is replaced too. */
+const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,39}$/;
+
+export const REDACTED = '[REDACTED]';
+
+/**
+ * A request URL fit for logs and traces, by allow-list: the path as sent, the name of each query
+ * parameter, and the value only of the parameters in LOGGED_QUERY_VALUES. So a secret in any query
+ * parameter, named or not yet thought of (`user_code`, `id_token_hint`, `code`, `access_token`, a
+ * `return_to` that carries either), never reaches a log line or a span.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY_PARAMS, '$1[REDACTED]');
+  const mark = url.indexOf('?');
+  if (mark < 0) return url;
+  return `${url.slice(0, mark)}?${redactQuery(url.slice(mark + 1))}`;
+}
+
+/** A query string (without `?`) with every value replaced but the allow-listed ones. */
+export function redactQuery(query: string): string {
+  return query
+    .split('&')
+    .map((pair) => {
+      if (pair === '') return pair;
+      const equals = pair.indexOf('=');
+      const name = decodedName(equals < 0 ? pair : pair.slice(0, equals));
+      if (name === undefined || !PLAIN_NAME.test(name)) return REDACTED;
+      if (equals < 0) return name;
+      return LOGGED_QUERY_VALUES.has(name) ? pair : `${name}=${REDACTED}`;
+    })
+    .join('&');
+}
+
+function decodedName(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Anything shaped like a secret Agora issues (`agora_pat_…` and the other prefixed tokens) or like a
+ * JWT (an id_token), wherever in a line it appears: in an error message that quotes its input, a
+ * value a future field forgets to name. The URL allow-list and the serializers keep secrets out; this
+ * is the net under them, applied to every line as it is written.
+ */
+const SECRET_SHAPES = /agora_[a-z]{3}_[0-9A-Za-z]{20,}|eyJ[0-9A-Za-z_-]{8,}\.eyJ[0-9A-Za-z_-]{8,}\.[0-9A-Za-z_-]*/g;
+
+/** A written log line with every secret-shaped string replaced. */
+export function scrubLine(line: string): string {
+  return line.replace(SECRET_SHAPES, REDACTED);
 }
 
 /** pino's error serializer, minus the bound values of failed SQL (they can hold password hashes or emails). */
@@ -19,7 +93,8 @@ export function serializeError(err: Error): Record<string, unknown> {
 }
 
 /**
- * JSON logs on stdout. Credentials never appear: headers are not logged, secret query values are masked.
+ * JSON logs on stdout. Credentials never appear: headers and bodies are not logged, a request URL is logged
+ * by allow-list (redactUrl), and every line passes scrubLine on its way out.
  * In a worker of WORKERS > 1, every line names the worker (its node:cluster id) and its pid, as the
  * workers share one output.
  *
@@ -38,12 +113,21 @@ export function createLogger(config: Pick<AppConfig, 'logLevel'>, destination?: 
           'req.headers.authorization',
           'req.headers["private-token"]',
           'req.headers.cookie',
+          'req.headers["set-cookie"]',
           '*.password',
           '*.token',
           '*.clientSecret',
+          '*.client_secret',
+          '*.access_token',
+          '*.refresh_token',
+          '*.id_token',
+          '*.device_code',
+          '*.user_code',
+          '*.code_verifier',
         ],
-        censor: '[REDACTED]',
+        censor: REDACTED,
       },
+      hooks: { streamWrite: scrubLine },
       serializers: {
         req: (req: { method: string; url: string; ip?: string; id?: string }) => ({
           method: req.method,

@@ -5,6 +5,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK, resources, tracing as sdkTracing } from '@opentelemetry/sdk-node';
 import type { IncomingMessage } from 'node:http';
 import type { AppConfig } from '../config/config.schema.js';
+import { redactQuery } from '../logging/logger.js';
 
 /** Probes and scrapes: frequent, alike, and of no interest in a trace. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -31,6 +32,12 @@ export function startTracing(tracing: NonNullable<AppConfig['tracing']>): Tracin
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (req: IncomingMessage) => UNTRACED_PATHS.has((req.url ?? '').split('?', 1)[0]!),
+        // The query as the logs show it (an allow-list): the instrumentation's own redaction only knows a
+        // few cloud-storage signatures, and would export user_code, id_token_hint or code as sent.
+        startIncomingSpanHook: (req: IncomingMessage) => {
+          const mark = (req.url ?? '').indexOf('?');
+          return mark < 0 ? {} : { 'url.query': redactQuery(req.url!.slice(mark + 1)) };
+        },
       }),
       new PgInstrumentation({ enhancedDatabaseReporting: false }),
       new GraphQLInstrumentation({ ignoreResolveSpans: true, ignoreTrivialResolveSpans: true, mergeItems: true }),
