@@ -154,6 +154,7 @@ const PAGES: PageCase[] = [
     open: visit(() => `/oauth/authorize?${authorizeQuery(data.clientId)}`, 'text=wants to use your Agora account'),
   },
   { name: 'device', signedIn: true, open: visit(() => '/oauth/device', '#user_code') },
+  { name: 'device-link', signedIn: true, open: visit(() => `/oauth/device?user_code=${data.userCode}`, 'text=A link filled in this code') },
   { name: 'device-wrong-code', signedIn: true, open: enterDeviceCode(() => 'BBBB-BBBB', '.alert.error') },
   {
     name: 'device-consent',
