@@ -277,6 +277,23 @@ it('writes none of the secrets a whole run created or sent to the log, in any co
     },
   );
 
+  // A password change: a wrong current password, then the right one and a new password.
+  const security = async () => formFields(await (await browser.get('/account/security')).text())._csrf!;
+  const wrongCurrent = keep('wrong current password', `wrong-${randomBytes(12).toString('hex')}`);
+  const newPassword = keep('new password', `pw-${randomBytes(12).toString('hex')}`);
+  const refusedChange = await browser.post('/account/password', {
+    _csrf: await security(),
+    current_password: wrongCurrent,
+    new_password: newPassword,
+  });
+  expect(refusedChange.status).toBe(422);
+  const changed = await browser.post('/account/password', {
+    _csrf: await security(),
+    current_password: password,
+    new_password: newPassword,
+  });
+  expect(changed.status).toBe(303);
+
   // The log shows the requests (so searching it means something).
   const log = server.output();
   expect(log).toContain('"msg":"incoming request"');
