@@ -5,9 +5,7 @@ import { DataSource } from 'typeorm';
 import { IgnoresCredentials } from '../auth/public.decorator.js';
 import { HttpDrain } from '../shutdown/http-drain.js';
 import { PoolLiveness } from './pool-liveness.js';
-
-/** The most the readiness probe's `SELECT 1` may take: an answer slower than this is not ready. */
-export const READINESS_TIMEOUT_MS = 1_500;
+import { READINESS_TIMEOUT_MS } from './probe-bounds.js';
 
 @Controller()
 @IgnoresCredentials()

@@ -7,11 +7,7 @@ import type { AppConfig } from '../config/config.schema.js';
 import type { DatabaseTarget } from '../database/database-target.js';
 import { DATABASE_TARGET } from '../database/database-tokens.js';
 import { OwnedPool } from '../database/owned-pool.js';
-
-/** The most one probe of the pool, or of a new connection, may take. */
-export const PROBE_TIMEOUT_MS = 5_000;
-/** While the pool makes no progress, how often it is checked again (at most; only when /healthz asks). */
-const CHECK_INTERVAL_MS = 2_000;
+import { LIVENESS_CHECK_INTERVAL_MS as CHECK_INTERVAL_MS, LIVENESS_PROBE_TIMEOUT_MS as PROBE_TIMEOUT_MS } from './probe-bounds.js';
 
 export type Liveness = { live: true } | { live: false; stalledMs: number };
 
