@@ -2,6 +2,8 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.schema.js';
 import { DATABASE_TARGET } from '../database/database.module.js';
 import type { DatabaseTarget } from '../database/database-target.js';
 import type { InProcessNotifications } from '../database/listening-pglite.js';
@@ -53,11 +55,13 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
   private stopped = false;
   private retry?: NodeJS.Timeout;
   private heartbeat?: NodeJS.Timeout;
+  private confirming = false;
   private readonly barriers = new Map<string, PendingBarrier>();
 
   constructor(
     private readonly cache: CredentialCache,
     @Inject(DATABASE_TARGET) private readonly target: DatabaseTarget,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -125,7 +129,16 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.target.connection.url, application_name: LISTENER_APPLICATION_NAME });
+    const client = new pg.Client({
+      connectionString: this.target.connection.url,
+      application_name: LISTENER_APPLICATION_NAME,
+      // Every wait is bounded: a link that drops packets ends in a reconnection, never in a listener
+      // that waits for ever (a heartbeat unanswered past the bound means the cache is untrusted anyway).
+      connectionTimeoutMillis: this.config.database.connectTimeoutMs,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: this.config.database.keepAliveMs,
+      query_timeout: REVOCATION_BOUND_MS,
+    });
     client.on('notification', (message) => this.received(client, message.channel, message.payload ?? ''));
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client));
@@ -146,12 +159,19 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
 
   /** Every notification committed before `started` has been handled once the query returns. */
   private async confirm(client: pg.Client): Promise<void> {
+    // One heartbeat at a time: behind an unanswered one, another would only queue.
+    if (this.confirming) return;
+    this.confirming = true;
     const started = performance.now();
     try {
       await client.query('SELECT 1');
       if (this.client === client) this.cache.trustUntil(started + REVOCATION_BOUND_MS);
-    } catch {
-      // The client's 'error' or 'end' handler suspends the cache and reconnects.
+    } catch (err) {
+      // A lost connection: the client's 'error' or 'end' handler suspends the cache and reconnects. An
+      // unanswered heartbeat (query_timeout) ends nothing by itself: this connection is given up here.
+      if ((err as Error).message === 'Query read timeout') this.lost(client, err as Error);
+    } finally {
+      this.confirming = false;
     }
   }
 

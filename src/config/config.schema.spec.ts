@@ -35,6 +35,45 @@ describe('loadConfig', () => {
     expect(config.workers).toBe(1);
   });
 
+  describe('database timeouts', () => {
+    it('bounds every wait by default', () => {
+      expect(loadConfig({}, '/srv/agora').database).toMatchObject({
+        connectTimeoutMs: 10_000,
+        statementTimeoutMs: 10_000,
+        queryTimeoutMs: 11_000,
+        poolWaitTimeoutMs: 2_000,
+        idleInTransactionTimeoutMs: 60_000,
+        keepAliveMs: 30_000,
+        stallMs: 60_000,
+      });
+    });
+
+    it('turns the statement timeouts off with 0, server and client side together', () => {
+      const database = loadConfig({ DATABASE_STATEMENT_TIMEOUT_SECONDS: '0', DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS: '0' }).database;
+      expect(database).toMatchObject({ statementTimeoutMs: 0, queryTimeoutMs: 0, idleInTransactionTimeoutMs: 0 });
+    });
+
+    it.each([
+      ['DATABASE_STATEMENT_TIMEOUT_SECONDS', '-1', 'must be between 0 and 3600'],
+      ['DATABASE_STATEMENT_TIMEOUT_SECONDS', '1.5', 'must be a whole number'],
+      ['DATABASE_POOL_WAIT_TIMEOUT_MS', '10', 'must be between 50 and 600000'],
+      ['DATABASE_POOL_WAIT_TIMEOUT_MS', 'soon', 'must be a number'],
+      ['DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS', '86401', 'must be between 0 and 86400'],
+      ['DATABASE_KEEPALIVE_SECONDS', '0', 'must be at least 1'],
+      ['DATABASE_STALL_SECONDS', '0', 'must be at least 1'],
+    ])('refuses %s=%s', (name, value, message) => {
+      expect(problems({ [name]: value })).toEqual([`${name}: ${message} (got ${JSON.stringify(value)})`]);
+    });
+
+    it('refuses a liveness bound that would restart a pool the timeouts are still recovering', () => {
+      expect(problems({ DATABASE_STATEMENT_TIMEOUT_SECONDS: '30', DATABASE_STALL_SECONDS: '32' })).toEqual([
+        'DATABASE_STALL_SECONDS: must be more than DATABASE_STATEMENT_TIMEOUT_SECONDS + 1 s + DATABASE_POOL_WAIT_TIMEOUT_MS (33 s), the time the timeouts take to recover the pool (got 32)',
+      ]);
+      expect(loadConfig({ DATABASE_STATEMENT_TIMEOUT_SECONDS: '30', DATABASE_STALL_SECONDS: '34' }).database.stallMs).toBe(34_000);
+      expect(loadConfig({ DATABASE_STATEMENT_TIMEOUT_SECONDS: '0', DATABASE_STALL_SECONDS: '1' }).database.stallMs).toBe(1_000);
+    });
+  });
+
   it('derives BASE_URL from PORT when only the port is set', () => {
     expect(loadConfig({ PORT: '3456' }).baseUrl).toBe('http://localhost:3456');
   });

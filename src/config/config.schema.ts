@@ -60,6 +60,11 @@ export const environmentSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_POOL_SIZE: positiveInt(200).default(10),
   DATABASE_CONNECT_TIMEOUT_SECONDS: positiveInt(600).default(10),
+  DATABASE_STATEMENT_TIMEOUT_SECONDS: wholeNumberBetween(0, 3600).default(10),
+  DATABASE_POOL_WAIT_TIMEOUT_MS: wholeNumberBetween(50, 600_000).default(2000),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS: wholeNumberBetween(0, 86400).default(60),
+  DATABASE_KEEPALIVE_SECONDS: positiveInt(7200).default(30),
+  DATABASE_STALL_SECONDS: positiveInt(3600).default(60),
   MIGRATIONS_RUN: boolean.default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: z
@@ -147,6 +152,25 @@ export interface AppConfig {
     dataDir: string;
     poolSize: number;
     connectTimeoutMs: number;
+    /** Server-side `statement_timeout` of the serving pool; 0 is off. */
+    statementTimeoutMs: number;
+    /**
+     * How long the client waits for the answer to one statement before it gives up and discards the
+     * connection (pg's `query_timeout`): the statement timeout plus QUERY_TIMEOUT_GRACE_MS, for the
+     * server's own cancellation to arrive first; 0 (off) with the statement timeout.
+     */
+    queryTimeoutMs: number;
+    /** The longest a statement waits for a pooled connection before it is refused (503, `Retry-After`). */
+    poolWaitTimeoutMs: number;
+    /** Server-side `idle_in_transaction_session_timeout` of the serving pool; 0 is off. */
+    idleInTransactionTimeoutMs: number;
+    /** TCP keep-alive on database connections: idle time before the first probe. */
+    keepAliveMs: number;
+    /**
+     * Liveness fails (/healthz 503) when no statement through the pool has succeeded for this long
+     * while a new connection to the database answers: the process cannot recover by itself.
+     */
+    stallMs: number;
     migrationsRun: boolean;
   };
   auth: {
@@ -248,6 +272,12 @@ function isCidr(value: string): boolean {
   }
 }
 
+/**
+ * How much longer than the server's statement timeout the client waits for an answer: time for the
+ * server's cancellation to arrive, so only a silent link makes the client give up on the connection.
+ */
+export const QUERY_TIMEOUT_GRACE_MS = 1000;
+
 /** Query-cost points per rate-limit point: a GraphQL request costs its cost / 100, rounded up, at least 1. */
 export const COST_PER_RATE_LIMIT_POINT = 100;
 
@@ -304,6 +334,16 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       `OAUTH_REFRESH_TOKEN_IDLE_SECONDS: must be at most OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS (${e.OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS}), as no refresh token outlives its family (got ${e.OAUTH_REFRESH_TOKEN_IDLE_SECONDS})`,
     ]);
   }
+  const queryTimeoutMs =
+    e.DATABASE_STATEMENT_TIMEOUT_SECONDS === 0 ? 0 : e.DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000 + QUERY_TIMEOUT_GRACE_MS;
+  // Liveness must leave the timeouts time to recover the pool first, or it restarts what would heal.
+  const recoveredWithinMs = queryTimeoutMs + e.DATABASE_POOL_WAIT_TIMEOUT_MS;
+  if (queryTimeoutMs > 0 && e.DATABASE_STALL_SECONDS * 1000 <= recoveredWithinMs) {
+    throw new ConfigError([
+      `DATABASE_STALL_SECONDS: must be more than DATABASE_STATEMENT_TIMEOUT_SECONDS + ${QUERY_TIMEOUT_GRACE_MS / 1000} s + DATABASE_POOL_WAIT_TIMEOUT_MS ` +
+        `(${recoveredWithinMs / 1000} s), the time the timeouts take to recover the pool (got ${e.DATABASE_STALL_SECONDS})`,
+    ]);
+  }
   const workerCount = e.WORKERS === 'auto' ? Math.min(availableParallelism(), MAX_WORKERS) : e.WORKERS;
   if (workerCount > 1 && e.DATABASE_URL === undefined) {
     const asked = e.WORKERS === 'auto' ? `auto (${workerCount} cores here)` : String(workerCount);
@@ -327,6 +367,12 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       dataDir: isAbsolute(e.DATA_DIR) ? e.DATA_DIR : resolve(cwd, e.DATA_DIR),
       poolSize: e.DATABASE_POOL_SIZE,
       connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_SECONDS * 1000,
+      statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000,
+      queryTimeoutMs,
+      poolWaitTimeoutMs: e.DATABASE_POOL_WAIT_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS * 1000,
+      keepAliveMs: e.DATABASE_KEEPALIVE_SECONDS * 1000,
+      stallMs: e.DATABASE_STALL_SECONDS * 1000,
       migrationsRun: e.MIGRATIONS_RUN,
     },
     auth: {

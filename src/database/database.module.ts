@@ -17,7 +17,7 @@ export { DATABASE_TARGET };
 @Module({})
 export class DatabaseModule {
   static forRoot(config: AppConfig, target: DatabaseTarget): DynamicModule {
-    const owned = new OwnedPool();
+    const owned = new OwnedPool({ waitTimeoutMs: config.database.poolWaitTimeoutMs });
     return {
       module: DatabaseModule,
       imports: [

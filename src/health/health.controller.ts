@@ -1,9 +1,11 @@
-import { Controller, Get, HttpCode, Res } from '@nestjs/common';
+import { Controller, Get, Res } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
 import { IgnoresCredentials } from '../auth/public.decorator.js';
 import { HttpDrain } from '../shutdown/http-drain.js';
+import { PoolLiveness } from './pool-liveness.js';
+import { READINESS_TIMEOUT_MS } from './probe-bounds.js';
 
 @Controller()
 @IgnoresCredentials()
@@ -11,13 +13,20 @@ export class HealthController {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly drain: HttpDrain,
+    private readonly liveness: PoolLiveness,
   ) {}
 
-  /** Liveness: the process answers. */
+  /**
+   * Liveness: the process answers, and can still reach a working state by itself (PoolLiveness: 503
+   * only when the pool is wedged while the database answers a new connection; never for an outage).
+   */
   @Get('healthz')
-  @HttpCode(200)
-  live(): { status: 'ok' } {
-    return { status: 'ok' };
+  live(@Res({ passthrough: true }) reply: FastifyReply): { status: string; stalledSeconds?: number } {
+    // A failing liveness probe during the drain would get the process killed in the middle of it.
+    const state = this.drain.draining ? ({ live: true } as const) : this.liveness.check();
+    if (state.live) return { status: 'ok' };
+    void reply.status(503);
+    return { status: 'wedged', stalledSeconds: Math.round(state.stalledMs / 1000) };
   }
 
   /** Readiness: the database answers too, and the server is not shutting down (a load balancer stops sending). */
@@ -27,12 +36,15 @@ export class HealthController {
       void reply.status(503);
       return { status: 'draining' };
     }
-    try {
-      await this.dataSource.query('SELECT 1');
-      return { status: 'ok', database: 'ok' };
-    } catch {
-      void reply.status(503);
-      return { status: 'unavailable', database: 'unreachable' };
-    }
+    let timer: NodeJS.Timeout | undefined;
+    const answered = this.dataSource.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), READINESS_TIMEOUT_MS)));
+    const ok = await Promise.race([answered, late]).finally(() => clearTimeout(timer));
+    if (ok) return { status: 'ok', database: 'ok' };
+    void reply.status(503);
+    return { status: 'unavailable', database: 'unreachable' };
   }
 }

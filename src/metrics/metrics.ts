@@ -129,7 +129,9 @@ export class Metrics {
       name: 'agora_db_pool_waiting_requests',
       help: 'Queries waiting for a connection of the database pool (it is at its maximum)',
       registers: [this.registry],
-      collect: pool((p) => p.waitingCount),
+      collect: function (this: Gauge) {
+        if (owned.openPool) this.set(owned.waitingCount);
+      },
     });
     new Gauge({
       name: 'agora_db_pool_max_connections',
@@ -137,6 +139,23 @@ export class Metrics {
       registers: [this.registry],
       collect: pool((p) => p.options.max ?? 10),
     });
+    if (this.enabled) {
+      const waits = new Histogram({
+        name: 'agora_db_pool_wait_seconds',
+        help: 'Time a query waited for a connection of the database pool (given up at DATABASE_POOL_WAIT_TIMEOUT_MS)',
+        buckets: [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+        registers: [this.registry],
+      });
+      const shed = new Counter({
+        name: 'agora_db_pool_shed_total',
+        help: 'Queries refused (503 with Retry-After) because no connection of the database pool was free within DATABASE_POOL_WAIT_TIMEOUT_MS',
+        registers: [this.registry],
+      });
+      owned.waits.onWait((waitedMs, wasShed) => {
+        waits.observe(waitedMs / 1000);
+        if (wasShed) shed.inc();
+      });
+    }
     // Process CPU, memory, file descriptors, GC, and event-loop lag (nodejs_eventloop_lag_seconds and its
     // percentiles): only when served, as the event-loop histogram samples all the time. In a cluster
     // worker they are labelled with the worker's id: they describe one process, and summing or averaging

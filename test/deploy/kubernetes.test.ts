@@ -7,6 +7,7 @@ import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../src/config/config.schema.js';
+import { READINESS_TIMEOUT_MS } from '../../src/health/probe-bounds.js';
 import { ROOT } from '../support/processes.js';
 import { execForm, parseDockerfile } from './dockerfile.js';
 
@@ -108,6 +109,14 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     expect(deployment.spec.selector.matchLabels).toEqual(deployment.spec.template.metadata.labels);
     expect(one('PodDisruptionBudget').spec.selector.matchLabels).toEqual(deployment.spec.template.metadata.labels);
     expect(one('Job').spec.template.metadata.labels).not.toEqual(deployment.spec.template.metadata.labels);
+  });
+
+  it("gives each probe a timeout: readiness above its own bound on the database's answer, liveness one that a blocked event loop fails", () => {
+    const container = one('Deployment').spec.template.spec.containers[0];
+    expect(container.readinessProbe.timeoutSeconds * 1000).toBeGreaterThan(READINESS_TIMEOUT_MS);
+    expect(container.livenessProbe.timeoutSeconds).toBeGreaterThanOrEqual(1);
+    // Liveness restarts only after several failures: a wedged pool keeps failing it, one slow answer does not.
+    expect(container.livenessProbe.failureThreshold).toBeGreaterThanOrEqual(3);
   });
 
   it('gives the pod more than the preStop sleep plus the drain bound (SHUTDOWN_TIMEOUT_SECONDS) to stop', () => {

@@ -1,0 +1,235 @@
+import pg from 'pg';
+import { createTestDatabase, serverUrl, TestDatabase } from './support/database.js';
+import { get, graphql, rest } from './support/http.js';
+import { parseMetrics, valueOf } from './support/prometheus.js';
+import { proxyDatabase, TcpProxy } from './support/tcp-proxy.js';
+import { startTestApp, TestApp } from './support/test-app.js';
+
+// Holding a lock from another session, and losing a link, need a PostgreSQL server: PGlite is one
+// session in this process (the pool bound itself is the same code on both).
+const onServer = serverUrl() ? describe : describe.skip;
+
+const METRICS_TOKEN = 'metrics-token-Qw7Ln3Xp9Rt5Vb2Kd8Hs4Fz6Jm1Yc0Ga';
+
+/** A request with a stopwatch, given up after `limitMs` (status 0) so that a hang fails the test, not the run. */
+async function timed(
+  url: string,
+  init: RequestInit = {},
+  limitMs = 15_000,
+): Promise<{ status: number; ms: number; res?: Response; text: string }> {
+  const started = performance.now();
+  try {
+    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(limitMs) });
+    const text = await res.text();
+    return { status: res.status, ms: performance.now() - started, res, text };
+  } catch {
+    return { status: 0, ms: performance.now() - started, text: '' };
+  }
+}
+
+/** Polls `probe` until it returns true or `limitMs` passes; returns whether it did. */
+async function eventually(probe: () => Promise<boolean>, limitMs: number): Promise<boolean> {
+  const deadline = Date.now() + limitMs;
+  while (Date.now() < deadline) {
+    if (await probe()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
+
+/** A session of its own on the test database, holding the events table locked until released. */
+async function lockEvents(databaseUrl: string): Promise<{ waiting(): Promise<number>; release(): Promise<void> }> {
+  const locker = new pg.Client({ connectionString: databaseUrl });
+  await locker.connect();
+  await locker.query('BEGIN');
+  await locker.query('LOCK TABLE events IN ACCESS EXCLUSIVE MODE');
+  return {
+    waiting: async () =>
+      Number(
+        (
+          await locker.query<{ n: string }>(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+          )
+        ).rows[0]!.n,
+      ),
+    release: async () => {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      await locker.end();
+    },
+  };
+}
+
+onServer('timeouts on every wait for the database', () => {
+  describe('a statement that runs past DATABASE_STATEMENT_TIMEOUT_SECONDS', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp({ DATABASE_STATEMENT_TIMEOUT_SECONDS: '1' });
+    });
+    afterAll(async () => t?.close());
+
+    it('is cancelled by the server and answered 503 with Retry-After in each transport, not left waiting on a lock', async () => {
+      const lock = await lockEvents(t.databaseEnv.DATABASE_URL!);
+      try {
+        const api = await timed(`${t.url}/api/events`);
+        expect(api.status).toBe(503);
+        expect(api.res!.headers.get('retry-after')).toBe('5');
+        expect(JSON.parse(api.text)).toEqual({ message: '503 Service Unavailable' });
+        expect(api.ms).toBeLessThan(3_000);
+
+        const started = performance.now();
+        const gql = await graphql(t.url, '{ events(first: 1) { nodes { id } } }');
+        expect(performance.now() - started).toBeLessThan(3_000);
+        expect(gql.status).toBe(503);
+        expect(gql.headers.get('retry-after')).toBe('5');
+        expect(gql.body.errors?.map((e) => e.extensions?.code)).toEqual(['SERVICE_UNAVAILABLE']);
+        expect(gql.text).not.toMatch(/statement timeout|canceling/i);
+      } finally {
+        await lock.release();
+      }
+      // The connection survived the cancellation: the next request is served.
+      expect((await rest(t.url, 'GET', '/api/events')).status).toBe(200);
+      expect(t.logs.filter((l) => l.level === 50)).toEqual([]);
+    });
+  });
+
+  describe('a statement that waits for a pooled connection past DATABASE_POOL_WAIT_TIMEOUT_MS', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp({ DATABASE_POOL_SIZE: '1', DATABASE_POOL_WAIT_TIMEOUT_MS: '300', METRICS_TOKEN });
+    });
+    afterAll(async () => t?.close());
+
+    it('is shed with 503 and Retry-After at once instead of queueing, logged once for many, counted in /metrics', async () => {
+      const lock = await lockEvents(t.databaseEnv.DATABASE_URL!);
+      let holder: Promise<{ status: number }> | undefined;
+      try {
+        // The pool's one connection waits on the lock, inside a request.
+        holder = timed(`${t.url}/api/events`);
+        expect(await eventually(async () => (await lock.waiting()) === 1, 5_000)).toBe(true);
+
+        const shed = await timed(`${t.url}/api/events`);
+        expect(shed.status).toBe(503);
+        expect(shed.res!.headers.get('retry-after')).toBe('5');
+        expect(JSON.parse(shed.text)).toEqual({ message: '503 Service Unavailable' });
+        expect(shed.ms).toBeLessThan(1_500);
+
+        const started = performance.now();
+        const shedGraphql = await Promise.all(Array.from({ length: 5 }, () => graphql(t.url, '{ events(first: 1) { nodes { id } } }')));
+        expect(performance.now() - started).toBeLessThan(1_500);
+        for (const res of shedGraphql) {
+          expect(res.status).toBe(503);
+          expect(res.body.errors?.map((e) => e.extensions?.code)).toEqual(['SERVICE_UNAVAILABLE']);
+        }
+        expect((await timed(`${t.url}/readyz`)).status).toBe(503);
+      } finally {
+        await lock.release();
+      }
+      expect((await holder)?.status).toBe(200);
+      expect((await rest(t.url, 'GET', '/api/events')).status).toBe(200);
+
+      const waitLines = t.logs.filter((l) => /waited \d+ ms for a database connection/.test(String(l.msg)));
+      expect(waitLines).toHaveLength(1);
+      expect(waitLines[0]).toMatchObject({ level: 40 });
+      expect(t.logs.filter((l) => l.level === 50)).toEqual([]);
+
+      const scrape = await get(t.url, '/metrics', { bearer: METRICS_TOKEN });
+      const samples = parseMetrics(scrape.text);
+      expect(valueOf(samples, 'agora_db_pool_shed_total')).toBeGreaterThanOrEqual(7);
+      expect(valueOf(samples, 'agora_db_pool_wait_seconds_count')).toBeGreaterThan(valueOf(samples, 'agora_db_pool_shed_total'));
+      expect(valueOf(samples, 'agora_db_pool_waiting_requests')).toBe(0);
+    });
+  });
+
+  describe('a link to the database that stops answering without closing', () => {
+    let db: TestDatabase;
+    let proxy: TcpProxy;
+    let t: TestApp;
+    beforeAll(async () => {
+      db = await createTestDatabase();
+      let viaProxy: string;
+      ({ proxy, url: viaProxy } = await proxyDatabase(db.env.DATABASE_URL!));
+      t = await startTestApp(
+        { DATABASE_POOL_SIZE: '1', DATABASE_STATEMENT_TIMEOUT_SECONDS: '1', DATABASE_CONNECT_TIMEOUT_SECONDS: '1' },
+        { databaseEnv: { DATABASE_URL: viaProxy } },
+      );
+    });
+    afterAll(async () => {
+      await proxy?.close();
+      await t?.close();
+      await db?.drop();
+    });
+
+    it('gives up on the statement after the statement timeout and a grace, and serves the next request on a new connection', async () => {
+      expect((await rest(t.url, 'GET', '/api/events')).status).toBe(200);
+      // The pooled connection goes silent for good; new connections get through.
+      proxy.blackhole();
+      proxy.heal();
+      const silent = await timed(`${t.url}/api/events`);
+      expect(silent.status).toBe(503);
+      expect(silent.res!.headers.get('retry-after')).toBe('5');
+      expect(silent.ms).toBeGreaterThanOrEqual(1_900);
+      expect(silent.ms).toBeLessThan(4_000);
+      // That connection was discarded, not handed to the next request.
+      const next = await timed(`${t.url}/api/events`);
+      expect(next.status).toBe(200);
+      expect((await get(t.url, '/healthz')).status).toBe(200);
+    });
+  });
+
+  describe('liveness', () => {
+    let db: TestDatabase;
+    let proxy: TcpProxy;
+    let t: TestApp;
+    beforeEach(async () => {
+      db = await createTestDatabase();
+      let viaProxy: string;
+      ({ proxy, url: viaProxy } = await proxyDatabase(db.env.DATABASE_URL!));
+      // Statement timeouts off: nothing frees a connection the link stopped answering.
+      t = await startTestApp(
+        {
+          DATABASE_POOL_SIZE: '1',
+          DATABASE_STATEMENT_TIMEOUT_SECONDS: '0',
+          DATABASE_STALL_SECONDS: '1',
+          DATABASE_CONNECT_TIMEOUT_SECONDS: '1',
+        },
+        { databaseEnv: { DATABASE_URL: viaProxy } },
+      );
+      expect((await rest(t.url, 'GET', '/api/events')).status).toBe(200);
+    });
+    afterEach(async () => {
+      await proxy?.close();
+      await t?.close();
+      await db?.drop();
+    });
+
+    it('fails (503) once the pool has made no progress for DATABASE_STALL_SECONDS while a new connection to the database answers', async () => {
+      proxy.blackhole();
+      proxy.heal();
+      const stuck = timed(`${t.url}/api/events`, {}, 30_000);
+      const wedged = await eventually(async () => (await get(t.url, '/healthz')).status === 503, 15_000);
+      expect(wedged).toBe(true);
+      const res = await get(t.url, '/healthz');
+      expect(res.body).toEqual({ status: 'wedged', stalledSeconds: expect.any(Number) });
+      expect(t.logs.filter((l) => String(l.msg).startsWith('Database pool wedged'))).toHaveLength(1);
+      expect((await timed(`${t.url}/readyz`)).status).toBe(503);
+      await proxy.close(); // ends the stuck request
+      await stuck;
+    });
+
+    it('stays 200 while the database cannot be reached at all, however long', async () => {
+      proxy.blackhole();
+      const stuck = timed(`${t.url}/api/events`, {}, 30_000);
+      // Past the stall bound and a whole check (the pool's probe and a new connection, each bounded).
+      const until = Date.now() + 8_000;
+      const statuses = new Set<number>();
+      while (Date.now() < until) {
+        statuses.add((await get(t.url, '/healthz')).status);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect([...statuses]).toEqual([200]);
+      expect(t.logs.filter((l) => String(l.msg).startsWith('Database pool wedged'))).toEqual([]);
+      await proxy.close();
+      await stuck;
+    });
+  });
+});
