@@ -204,19 +204,22 @@ export interface AppConfig {
     host: string;
   };
   /**
-   * API rate limits (docs/operations.md, "Rate limits"): points per window for each token, each anonymous
+   * API rate limits (docs/operations.md, "Rate limits"): points per window for each user, each anonymous
    * address and each OAuth client at the token endpoint (and the endpoints that share its budget);
    * undefined when RATE_LIMIT_ENABLED=false.
    */
   rateLimits?: {
     windowSeconds: number;
-    /** Per credential (token, or the API explorer's session) on /graphql, /api/ and /oauth/userinfo. */
+    /**
+     * Per user (all their personal tokens and their explorer session), and per user and OAuth application
+     * (that application's access tokens), on /graphql, /api/ and /oauth/userinfo.
+     */
     tokenPoints: number;
     /** Per address (an IPv6 address by its /64) for anonymous callers of /graphql, /api/ and /oauth/userinfo. */
     anonymousPoints: number;
     /** Per authenticated client at POST /oauth/token, /oauth/revoke, /oauth/introspect and /oauth/device_authorization together. */
     oauthTokenRequests: number;
-    /** Per address at POST /oauth/register (dynamic client registration). */
+    /** Per network (IPv4 /24, IPv6 /48) at POST /oauth/register (dynamic client registration). */
     oauthRegistrations: number;
   };
   /** Where the counters live when every instance must share them; unset, each process counts in memory. */
