@@ -84,6 +84,7 @@ export const environmentSchema = z.object({
   SHUTDOWN_TIMEOUT_SECONDS: positiveInt(600).default(10),
   WORKERS: workers.default(1),
   PERSONAL_TOKEN_LAST_USED_INTERVAL_SECONDS: positiveInt(86400).default(60),
+  PERSONAL_TOKENS_MAX_ACTIVE: positiveInt(10_000).default(100),
   AUTH_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   HOUSEKEEPING_INTERVAL_SECONDS: positiveInt(7 * 86400).default(3600),
   SECRET_KEY: z.string().optional(),
@@ -151,6 +152,8 @@ export interface AppConfig {
   };
   auth: {
     personalTokenLastUsedIntervalMs: number;
+    /** The most personal access tokens one user may hold at once, not revoked and not expired. */
+    personalTokensMaxActive: number;
     cacheTtlMs: number;
   };
   /**
@@ -334,6 +337,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     },
     auth: {
       personalTokenLastUsedIntervalMs: e.PERSONAL_TOKEN_LAST_USED_INTERVAL_SECONDS * 1000,
+      personalTokensMaxActive: e.PERSONAL_TOKENS_MAX_ACTIVE,
       cacheTtlMs: e.AUTH_CACHE_TTL_SECONDS * 1000,
     },
     secretKey: e.SECRET_KEY,
