@@ -96,6 +96,8 @@ export const environmentSchema = z.object({
   OAUTH_DYNAMIC_REGISTRATION: boolean.default(false),
   // At least an hour: a client registers, then a person signs in and consents before its first code exists.
   OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS: wholeNumberBetween(3600, 365 * 86400).default(86400),
+  OAUTH_UNCLAIMED_APPLICATIONS_MAX: positiveInt(1_000_000).default(1000),
+  OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK: positiveInt(1_000_000).default(20),
   GRAPHQL_MAX_DEPTH: positiveInt(100).default(12),
   GRAPHQL_MAX_COST: positiveInt(1_000_000).default(20000),
   GRAPHQL_ANONYMOUS_MAX_DEPTH: positiveInt(100).default(8),
@@ -183,6 +185,10 @@ export interface AppConfig {
      * device authorization names it) this long after registering is deleted by housekeeping.
      */
     unclaimedApplicationTtlMs: number;
+    /** The most dynamically registered applications waiting to be claimed, all networks together. */
+    unclaimedApplicationsMax: number;
+    /** The most of them registered from one network (IPv4 /24, IPv6 /48): a small share of the total. */
+    unclaimedApplicationsPerNetwork: number;
   };
   graphql: {
     limits: {
@@ -305,6 +311,11 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     });
     if (problems.length > 0) throw new ConfigError(problems);
   }
+  if (e.OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK > e.OAUTH_UNCLAIMED_APPLICATIONS_MAX) {
+    throw new ConfigError([
+      `OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK: must be at most OAUTH_UNCLAIMED_APPLICATIONS_MAX (${e.OAUTH_UNCLAIMED_APPLICATIONS_MAX}), a share of it (got ${e.OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK})`,
+    ]);
+  }
   if (e.OAUTH_REFRESH_TOKEN_IDLE_SECONDS > e.OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS) {
     throw new ConfigError([
       `OAUTH_REFRESH_TOKEN_IDLE_SECONDS: must be at most OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS (${e.OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS}), as no refresh token outlives its family (got ${e.OAUTH_REFRESH_TOKEN_IDLE_SECONDS})`,
@@ -352,6 +363,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       refreshTokenAbsoluteMs: e.OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS * 1000,
       dynamicRegistration: e.OAUTH_DYNAMIC_REGISTRATION,
       unclaimedApplicationTtlMs: e.OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS * 1000,
+      unclaimedApplicationsMax: e.OAUTH_UNCLAIMED_APPLICATIONS_MAX,
+      unclaimedApplicationsPerNetwork: e.OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK,
     },
     graphql: {
       limits: {

@@ -232,6 +232,21 @@ export function addressKey(ip: string): string {
 }
 
 /**
+ * The network an address belongs to, for what one actor must not multiply by using many addresses
+ * (dynamic client registration): an IPv4 address by its /24, an IPv6 address by its /48, the block a
+ * site is usually given (a /56 would let the holder of one /48 count as 256 actors).
+ */
+export function networkKey(ip: string): string {
+  if (!ipaddr.isValid(ip)) return 'invalid';
+  const address = ipaddr.process(ip);
+  if (address.kind() === 'ipv4') return `${(address as ipaddr.IPv4).octets.slice(0, 3).join('.')}.0/24`;
+  return `${(address as ipaddr.IPv6).parts
+    .slice(0, 3)
+    .map((part) => part.toString(16))
+    .join(':')}::/48`;
+}
+
+/**
  * One request's charge to its budget, made once: GraphQL charges an operation by its cost when it has
  * been analysed, and 1 point when the request ended before that (a document that does not parse).
  */
