@@ -1,6 +1,7 @@
 import { Browser, formFields, signIn } from './support/browser.js';
 import { createUser, createUserWithToken, TEST_PASSWORD } from './support/fixtures.js';
 import { graphql } from './support/http.js';
+import { runCli } from './support/processes.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 import type { User } from '../src/users/user.model.js';
 import { PersonalTokensService } from '../src/personal-tokens/personal-tokens.service.js';
@@ -146,6 +147,76 @@ describe('editing the profile', () => {
     const errorPage = await empty.text();
     expect(errorPage).toMatch(/id="profile-name-error"[^>]*>[^<]*1 to 255 characters/);
     expect(errorPage).toContain('aria-invalid="true"');
+  });
+});
+
+// Last: closing a second app in this process breaks the first one's personal token checks ("Driver not Connected").
+describe('the cap on active personal tokens (PERSONAL_TOKENS_MAX_ACTIVE)', () => {
+  let capped: TestApp;
+  beforeAll(async () => {
+    capped = await startTestApp({ PERSONAL_TOKENS_MAX_ACTIVE: '3' });
+  });
+  afterAll(() => capped.close());
+
+  it('says the limit, refuses a token past it in the dashboard and the CLI, and counts neither revoked nor expired tokens', async () => {
+    const owner = await createUser(capped);
+    const own = new Browser(capped.url);
+    await signIn(own, owner.username, TEST_PASSWORD);
+    const create = async (name: string) => {
+      const { _csrf } = formFields(await (await own.get('/account')).text());
+      return own.post('/account/tokens', new URLSearchParams({ _csrf: _csrf!, name, scopes: 'api', expires_at: '' }));
+    };
+    expect(await (await own.get('/account')).text()).toMatch(/You can have up to 3 active tokens \(you have 0\)/);
+
+    const tokens = capped.get(PersonalTokensService);
+    const tomorrow = new Date(capped.clock.now().getTime() + 86_400_000);
+    const expiring = await tokens.create(owner.id, { name: 'expires tomorrow', scopes: ['api'], expiresAt: tomorrow });
+    expect((await create('second')).status).toBe(303);
+    expect((await create('third')).status).toBe(303);
+    expect(await (await own.get('/account')).text()).toMatch(/You can have up to 3 active tokens \(you have 3\)/);
+
+    const refused = await create('fourth');
+    expect(refused.status).toBe(422);
+    const page = await refused.text();
+    expect(page).toContain(
+      '<div class="alert error" role="alert">You already have 3 active personal access tokens, the most allowed: revoke one you no longer use, then create this one</div>',
+    );
+    expect(page).toContain('value="fourth"');
+    const cli = await runCli(
+      { ...capped.databaseEnv, PERSONAL_TOKENS_MAX_ACTIVE: '3' },
+      'tokens:create',
+      '--user',
+      owner.username,
+      '--name',
+      'cli',
+    );
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toBe(
+      'agora: You already have 3 active personal access tokens, the most allowed: revoke one you no longer use, then create this one\n',
+    );
+    expect((await tokens.listForUser(owner.id)).map((token) => token.name).sort()).toEqual(['expires tomorrow', 'second', 'third']);
+
+    // An expired token no longer counts, and neither does a revoked one.
+    capped.clock.advance(2 * 86_400_000);
+    expect((await create('after expiry')).status).toBe(303);
+    expect((await create('one too many')).status).toBe(422);
+    await tokens.revoke((await tokens.listForUser(owner.id)).find((token) => token.name === 'second')!.id);
+    expect((await create('after revoking')).status).toBe(303);
+    expect(expiring.personalToken.name).toBe('expires tomorrow');
+  });
+
+  it('never lets concurrent creations overshoot the cap', async () => {
+    const owner = await createUser(capped);
+    const tokens = capped.get(PersonalTokensService);
+    await tokens.create(owner.id, { name: 'first', scopes: ['api'] });
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) => tokens.create(owner.id, { name: `racer ${i}`, scopes: ['api'] })),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+    expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.code)).toEqual(
+      Array(4).fill('TOO_MANY_TOKENS'),
+    );
+    expect(await tokens.listForUser(owner.id)).toHaveLength(3);
   });
 });
 

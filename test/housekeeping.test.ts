@@ -2,7 +2,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { HousekeepingService } from '../src/housekeeping/housekeeping.service.js';
 import { ApplicationsService } from '../src/oauth/applications.service.js';
-import { MAX_UNCLAIMED_APPLICATIONS } from '../src/oauth/client-registration.service.js';
 import { Browser, signIn } from './support/browser.js';
 import { createUser, TEST_PASSWORD } from './support/fixtures.js';
 import {
@@ -21,7 +20,8 @@ import * as client from 'openid-client';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ OAUTH_DYNAMIC_REGISTRATION: 'true' });
+  // Every registration here comes from 127.0.0.1: one network, given the whole cap.
+  t = await startTestApp({ OAUTH_DYNAMIC_REGISTRATION: 'true', OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK: '1000' });
 });
 afterAll(() => t.close());
 
@@ -212,7 +212,7 @@ describe('unclaimed applications (dynamic client registration)', () => {
 
   it('opens registration again when the cap was reached and housekeeping deletes the unused applications', async () => {
     const db = t.get(DataSource);
-    const fillers = MAX_UNCLAIMED_APPLICATIONS - (await t.get(ApplicationsService).countUnclaimed());
+    const fillers = t.config.oauth.unclaimedApplicationsMax - (await t.get(ApplicationsService).countUnclaimed());
     await db.query(
       `INSERT INTO oauth_applications (name, client_id, client_type, redirect_uris, scopes, created_at)
        SELECT 'Filler ' || i, 'filler-' || i, 'public', ARRAY[$1], '{api}', $2 FROM generate_series(1, $3) AS i`,
@@ -226,7 +226,7 @@ describe('unclaimed applications (dynamic client registration)', () => {
     expect(t.logs.filter((line) => String(line.msg).startsWith('Housekeeping ran')).at(-1)?.msg).toMatch(
       new RegExp(`^Housekeeping ran: .*, ${fillers} unclaimed applications$`),
     );
-    expect(await count('oauth_applications WHERE owner_id IS NULL')).toBeLessThan(MAX_UNCLAIMED_APPLICATIONS);
+    expect(await count('oauth_applications WHERE owner_id IS NULL')).toBeLessThan(t.config.oauth.unclaimedApplicationsMax);
     expect(await registerUnclaimed()).toMatchObject({ status: 201 });
   });
 });

@@ -3,13 +3,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { ApplicationsService } from '../src/oauth/applications.service.js';
 import { AuthorizationCodesService } from '../src/oauth/authorization-codes.service.js';
-import { createUser, createUserWithToken } from './support/fixtures.js';
+import { Browser, formFields, signIn } from './support/browser.js';
+import { createUser, createUserWithToken, TEST_PASSWORD } from './support/fixtures.js';
 import { registerApp, registerPublicApp } from './support/oauth.js';
+import { runCli } from './support/processes.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ OAUTH_DYNAMIC_REGISTRATION: 'true' });
 });
 afterAll(() => t.close());
 
@@ -225,5 +227,62 @@ describe('CORS for single-page apps (public clients)', () => {
     });
     expect(res.headers.get('access-control-allow-origin')).toBe(origin);
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+});
+
+describe('CORS for a public client that registered itself (RFC 7591)', () => {
+  async function selfRegistered(origin: string): Promise<string> {
+    const res = await fetch(`${t.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Self SPA', redirect_uris: [`${origin}/callback`], token_endpoint_auth_method: 'none' }),
+    });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { client_id: string }).client_id;
+  }
+
+  const allowed = async (origin: string) => (await preflight('/oauth/token', origin)).headers.get('access-control-allow-origin');
+
+  it('does not trust its origin until a user consents to it, then at once', async () => {
+    const origin = freshOrigin();
+    const clientId = await selfRegistered(origin);
+    expect(await allowed(origin)).toBeNull();
+    expect((await call('POST', '/graphql', { origin })).headers.get('access-control-allow-origin')).toBeNull();
+
+    const user = await createUser(t);
+    const browser = new Browser(t.url);
+    await signIn(browser, user.username, TEST_PASSWORD);
+    const authorize = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: `${origin}/callback`,
+      scope: 'api',
+      state: 'st',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    });
+    const consent = await browser.get(`/oauth/authorize?${authorize}`);
+    expect(consent.status).toBe(200);
+    // Showing the consent page trusts nothing yet.
+    expect(await allowed(origin)).toBeNull();
+    const decided = await browser.post('/oauth/authorize', { ...formFields(await consent.text()), decision: 'approve' });
+    expect(decided.status).toBeLessThan(400);
+    expect(await allowed(origin)).toBe(origin);
+  });
+
+  it('does not trust its origin until an operator claims it, then at once', async () => {
+    const origin = freshOrigin();
+    const clientId = await selfRegistered(origin);
+    expect(await allowed(origin)).toBeNull();
+    const owner = await createUser(t);
+    const claimed = await runCli(t.databaseEnv, 'apps:claim', '--id', clientId, '--owner', owner.username);
+    expect(claimed.code).toBe(0);
+    // The claim was made by another process: this instance learns it from the change notification.
+    let seen = null;
+    for (let i = 0; i < 50 && seen === null; i++) {
+      seen = await allowed(origin);
+      if (seen === null) await sleep(100);
+    }
+    expect(seen).toBe(origin);
   });
 });

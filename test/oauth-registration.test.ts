@@ -1,7 +1,6 @@
-import { jest } from '@jest/globals';
 import * as client from 'openid-client';
+import { DataSource } from 'typeorm';
 import { ApplicationsService } from '../src/oauth/applications.service.js';
-import { MAX_UNCLAIMED_APPLICATIONS } from '../src/oauth/client-registration.service.js';
 import { Browser, formFields, signIn } from './support/browser.js';
 import { createUser, TEST_PASSWORD } from './support/fixtures.js';
 import { graphql } from './support/http.js';
@@ -12,7 +11,8 @@ import type { User } from '../src/users/user.model.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ OAUTH_DYNAMIC_REGISTRATION: 'true' });
+  // Every registration here comes from 127.0.0.1: one network, given the whole cap.
+  t = await startTestApp({ OAUTH_DYNAMIC_REGISTRATION: 'true', OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK: '1000' });
 });
 afterAll(() => t.close());
 
@@ -222,18 +222,6 @@ describe('registration refuses bad metadata with a 400 in RFC 7591 words, never 
     expectRefused(await register({ ...valid, client_name: 'x'.repeat(200_000) }), 'invalid_client_metadata');
     expectRefused(await register({ ...valid, client_name: 'nul \u0000 byte' }), 'invalid_client_metadata');
   });
-
-  it('closes registration while too many applications wait to be claimed', async () => {
-    const spy = jest.spyOn(t.get(ApplicationsService), 'countUnclaimed').mockResolvedValue(MAX_UNCLAIMED_APPLICATIONS);
-    try {
-      const res = await register(valid);
-      expect(res.status).toBe(503);
-      expect(res.body.error).toBe('temporarily_unavailable');
-    } finally {
-      spy.mockRestore();
-    }
-    expect((await register(valid)).status).toBe(201);
-  });
 });
 
 describe('claiming a registered application', () => {
@@ -274,7 +262,7 @@ describe('registration throttle', () => {
   });
   afterAll(() => limited.close());
 
-  it('answers 429 too_many_requests with Retry-After once an address has spent its registrations', async () => {
+  it('answers 429 too_many_requests with Retry-After once a network has spent its registrations', async () => {
     expect((await register({ redirect_uris: ['https://a.example/cb'] }, 'application/json', limited)).status).toBe(201);
     // A refused registration counts too.
     expect((await register({ redirect_uris: ['http://a.example/cb'] }, 'application/json', limited)).status).toBe(400);
@@ -287,10 +275,83 @@ describe('registration throttle', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(refused.body).toEqual({
       error: 'too_many_requests',
-      error_description: expect.stringMatching(/registrations from this address/),
+      error_description: expect.stringMatching(/registrations from your network/),
     });
     // Other endpoints are not affected.
     expect((await fetch(`${limited.url}/.well-known/oauth-authorization-server`)).status).toBe(200);
+  });
+});
+
+describe('registration that no single network can close for everyone', () => {
+  let open: TestApp;
+  beforeAll(async () => {
+    open = await startTestApp({
+      OAUTH_DYNAMIC_REGISTRATION: 'true',
+      TRUST_PROXY: 'true',
+      OAUTH_UNCLAIMED_APPLICATIONS_MAX: '12',
+      OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK: '4',
+      RATE_LIMIT_OAUTH_REGISTRATIONS: '100',
+    });
+  });
+  afterAll(() => open.close());
+
+  const from = (address: string, name = `From ${address}`) =>
+    fetch(`${open.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+      body: JSON.stringify({ client_name: name, redirect_uris: ['https://many.example/cb'] }),
+    });
+  const unclaimed = async () =>
+    Number((await open.get(DataSource).query(`SELECT count(*) AS n FROM oauth_applications WHERE owner_id IS NULL`))[0].n);
+
+  it('counts 52 loopback addresses as one network: they get its share of the cap, and the rest of the world still registers', async () => {
+    const statuses = [];
+    for (let i = 1; i <= 52; i++) statuses.push((await from(`127.0.0.${i}`)).status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(4);
+    expect(statuses.slice(4).every((status) => status === 429)).toBe(true);
+    expect(await unclaimed()).toBe(4);
+
+    const quota = await from('127.0.0.99');
+    expect(quota.status).toBe(429);
+    expect(quota.headers.get('cache-control')).toBe('no-store');
+    // Until the network's oldest unused registration expires (OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS, a day).
+    expect(Number(quota.headers.get('retry-after'))).toBeGreaterThan(86_400 - 60);
+    expect(Number(quota.headers.get('retry-after'))).toBeLessThanOrEqual(86_400);
+    expect(await quota.json()).toEqual({
+      error: 'too_many_requests',
+      error_description: expect.stringMatching(/registered from your network wait to be claimed/),
+    });
+
+    // Another /24, and an IPv6 /48, register as if nothing happened.
+    expect((await from('198.51.100.7')).status).toBe(201);
+    expect((await from('2001:db8:77:1::1')).status).toBe(201);
+    // Another /64 in the same /48 is the same network.
+    for (let i = 2; i <= 4; i++) expect((await from(`2001:db8:77:${i}::1`)).status).toBe(201);
+    expect((await from('2001:db8:77:5::1')).status).toBe(429);
+  });
+
+  it('answers 503 temporarily_unavailable with Retry-After when the oldest unused registration expires, once the networks together fill the cap', async () => {
+    // 4 (127.0.0.0/24) + 1 (198.51.100.0/24) + 4 (2001:db8:77::/48) so far; three more fill the 12.
+    for (const address of ['198.51.100.8', '198.51.100.9', '203.0.113.1']) expect((await from(address)).status).toBe(201);
+    expect(await unclaimed()).toBe(12);
+    open.clock.advance(3_600_000); // an hour later: the oldest unused one is due in 23 hours (OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS = a day)
+    const closed = await from('192.0.2.1');
+    expect(closed.status).toBe(503);
+    expect(closed.headers.get('cache-control')).toBe('no-store');
+    const retryAfter = Number(closed.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(23 * 3600 - 60);
+    expect(retryAfter).toBeLessThanOrEqual(23 * 3600);
+    expect(await closed.json()).toEqual({
+      error: 'temporarily_unavailable',
+      error_description: expect.stringMatching(/too many applications/),
+    });
+  });
+
+  it('never overshoots the caps under concurrent registrations', async () => {
+    await open.get(DataSource).query(`DELETE FROM oauth_applications WHERE owner_id IS NULL`);
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => from(`192.0.2.${i + 1}`).then((res) => res.status)));
+    expect(results.filter((status) => status === 201)).toHaveLength(4);
+    expect(await unclaimed()).toBe(4);
   });
 });
 

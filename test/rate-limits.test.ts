@@ -2,6 +2,7 @@ import { GraphQLSchemaHost } from '@nestjs/graphql';
 import { parse } from 'graphql';
 import { operationCost } from '../src/graphql/operation-analysis.js';
 import { rateLimitPoints } from '../src/graphql/operation-policy.plugin.js';
+import { PersonalTokensService } from '../src/personal-tokens/personal-tokens.service.js';
 import { UsersService } from '../src/users/users.service.js';
 import { createUser, createUserWithToken } from './support/fixtures.js';
 import { ApiResponse, get, graphql, rest } from './support/http.js';
@@ -52,7 +53,7 @@ describe('API rate limits (in memory, one instance)', () => {
 
   it('charges anonymous GraphQL and REST requests to one budget per address, then answers 429 with Retry-After in each shape', async () => {
     const responses = [
-      await graphql(t.url, '{ rateLimit { limit cost used remaining resetAt } }'),
+      await graphql(t.url, '{ rateLimit { budget limit cost used remaining resetAt } }'),
       await get(t.url, '/api/events'),
       await graphql(t.url, '{ events(first: 1) { nodes { id } } }'),
       await get(t.url, '/api/events'),
@@ -64,7 +65,7 @@ describe('API rate limits (in memory, one instance)', () => {
     for (const r of responses) expect(budgetOf(r).limit).toBe(5);
 
     const first = (responses[0]!.body.data as { rateLimit: { resetAt: string } }).rateLimit;
-    expect(first).toEqual({ limit: 5, cost: 1, used: 1, remaining: 4, resetAt: expect.any(String) });
+    expect(first).toEqual({ budget: 'ADDRESS', limit: 5, cost: 1, used: 1, remaining: 4, resetAt: expect.any(String) });
     const reset = budgetOf(responses[0]!).reset;
     expect(Math.ceil(Date.parse(first.resetAt) / 1000)).toBe(reset);
     expect(reset * 1000 - Date.now()).toBeGreaterThan(0);
@@ -96,20 +97,37 @@ describe('API rate limits (in memory, one instance)', () => {
     expect(budgetOf(again)).toMatchObject({ limit: 5, remaining: 4, used: 1 });
   });
 
-  it('keeps each token a budget of its own, apart from the anonymous one', async () => {
+  it('charges every personal token of a user to one budget: more tokens never buy more requests', async () => {
     const one = await createUserWithToken(t, ['api']);
     const two = await createUserWithToken(t, ['api']);
+    const more = [];
+    for (const name of ['second', 'third'])
+      more.push((await t.get(PersonalTokensService).create(one.user.id, { name, scopes: ['api'] })).token);
+    const tokens = [one.token, ...more];
     for (let i = 0; i < 5; i++) await get(t.url, '/api/events');
     expect((await get(t.url, '/api/events')).status).toBe(429);
 
-    const asOne = await graphql(t.url, '{ viewer { id } rateLimit { limit remaining } }', { privateToken: one.token });
+    const asOne = await graphql(t.url, '{ viewer { id } rateLimit { budget limit remaining } }', { privateToken: one.token });
     expect(asOne.status).toBe(200);
-    expect(asOne.body.data!.rateLimit).toEqual({ limit: 8, remaining: 7 });
+    expect(asOne.body.data!.rateLimit).toEqual({ budget: 'USER', limit: 8, remaining: 7 });
     expect(budgetOf(asOne)).toMatchObject({ limit: 8, remaining: 7, used: 1 });
-    for (let i = 0; i < 7; i++) expect((await get(t.url, '/api/user', { privateToken: one.token })).status).toBe(200);
-    const spent = await get(t.url, '/api/user', { privateToken: one.token });
-    expect(spent.status).toBe(429);
-    expect(spent.body).toEqual({ message: '429 Too Many Requests', error: expect.any(String) });
+    // Each of the user's three tokens spends the one budget, GraphQL and REST alike.
+    const remaining = [];
+    for (let i = 0; i < 7; i++) {
+      const res = await get(t.url, '/api/user', { privateToken: tokens[i % tokens.length]! });
+      expect(res.status).toBe(200);
+      remaining.push(budgetOf(res).remaining);
+    }
+    expect(remaining).toEqual([6, 5, 4, 3, 2, 1, 0]);
+    for (const token of tokens) {
+      const spent = await get(t.url, '/api/user', { privateToken: token });
+      expect(spent.status).toBe(429);
+      expect(budgetOf(spent)).toMatchObject({ limit: 8, remaining: 0, used: 8 });
+      expect(spent.body).toEqual({ message: '429 Too Many Requests', error: expect.any(String) });
+    }
+    // A token made now joins the spent budget.
+    const fresh = (await t.get(PersonalTokensService).create(one.user.id, { name: 'fourth', scopes: ['api'] })).token;
+    expect((await graphql(t.url, '{ __typename }', { privateToken: fresh })).status).toBe(429);
 
     const asTwo = await get(t.url, '/api/user', { privateToken: two.token });
     expect(asTwo.status).toBe(200);
@@ -264,6 +282,32 @@ describe('API rate limits (in memory, one instance)', () => {
       // Still no one else's: a caller without the secret is answered as before.
       expect((await clientPost('/oauth/revoke', app, 'wrong-secret')).status).toBe(401);
       expect((await clientPost('/oauth/introspect', other)).status).toBe(200);
+    });
+
+    it('charges the access tokens one application holds for a user to one budget, apart from the user’s personal tokens and other applications', async () => {
+      const tokenOf = async (app: RegisteredApp) => {
+        const issued = await redeem(app, app.clientSecret, ['api']);
+        expect(issued.status).toBe(200);
+        return ((await issued.json()) as { access_token: string }).access_token;
+      };
+      const first = await tokenOf(client);
+      const second = await tokenOf(client);
+      const ofOther = await tokenOf(other);
+
+      const asFirst = await graphql(t.url, '{ rateLimit { budget limit remaining } }', { bearer: first });
+      expect(asFirst.body.data!.rateLimit).toEqual({ budget: 'APPLICATION', limit: 8, remaining: 7 });
+      for (let i = 0; i < 7; i++) expect((await get(t.url, '/api/user', { bearer: i % 2 ? first : second })).status).toBe(200);
+      for (const token of [first, second]) {
+        const spent = await get(t.url, '/api/user', { bearer: token });
+        expect(spent.status).toBe(429);
+        expect(budgetOf(spent)).toMatchObject({ limit: 8, remaining: 0, used: 8 });
+      }
+
+      // The other application's share of the user, and the user's own, are whole.
+      expect(budgetOf(await get(t.url, '/api/user', { bearer: ofOther }))).toMatchObject({ limit: 8, remaining: 7 });
+      const { token: personal } = await t.get(PersonalTokensService).create(user.id, { name: 'own', scopes: ['api'] });
+      const asUser = await graphql(t.url, '{ rateLimit { budget remaining } }', { privateToken: personal });
+      expect(asUser.body.data!.rateLimit).toEqual({ budget: 'USER', remaining: 7 });
     });
 
     it('charges UserInfo 1 point of the access token’s API budget, with the headers, and answers 429 in the OAuth shape with CORS', async () => {

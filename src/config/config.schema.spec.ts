@@ -31,6 +31,8 @@ describe('loadConfig', () => {
       deviceCodeTtlMs: 600_000,
       dynamicRegistration: false,
       unclaimedApplicationTtlMs: 86_400_000,
+      unclaimedApplicationsMax: 1000,
+      unclaimedApplicationsPerNetwork: 20,
     });
     expect(config.workers).toBe(1);
   });
@@ -154,6 +156,9 @@ describe('loadConfig', () => {
   it('takes OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS from an hour to a year', () => {
     expect(loadConfig({ OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS: '3600' }).oauth.unclaimedApplicationTtlMs).toBe(3_600_000);
     expect(loadConfig({ OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS: '31536000' }).oauth.unclaimedApplicationTtlMs).toBe(31_536_000_000);
+    expect(() => loadConfig({ OAUTH_UNCLAIMED_APPLICATIONS_MAX: '10', OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK: '11' })).toThrow(
+      /OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK: must be at most OAUTH_UNCLAIMED_APPLICATIONS_MAX \(10\)/,
+    );
     expect(problems({ OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS: '3599' })).toEqual([
       'OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS: must be between 3600 and 31536000 (got "3599")',
     ]);

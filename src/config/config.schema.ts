@@ -89,6 +89,7 @@ export const environmentSchema = z.object({
   SHUTDOWN_TIMEOUT_SECONDS: positiveInt(600).default(10),
   WORKERS: workers.default(1),
   PERSONAL_TOKEN_LAST_USED_INTERVAL_SECONDS: positiveInt(86400).default(60),
+  PERSONAL_TOKENS_MAX_ACTIVE: positiveInt(10_000).default(100),
   AUTH_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   HOUSEKEEPING_INTERVAL_SECONDS: positiveInt(7 * 86400).default(3600),
   SECRET_KEY: z.string().optional(),
@@ -100,6 +101,8 @@ export const environmentSchema = z.object({
   OAUTH_DYNAMIC_REGISTRATION: boolean.default(false),
   // At least an hour: a client registers, then a person signs in and consents before its first code exists.
   OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS: wholeNumberBetween(3600, 365 * 86400).default(86400),
+  OAUTH_UNCLAIMED_APPLICATIONS_MAX: positiveInt(1_000_000).default(1000),
+  OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK: positiveInt(1_000_000).default(20),
   GRAPHQL_MAX_DEPTH: positiveInt(100).default(12),
   GRAPHQL_MAX_COST: positiveInt(1_000_000).default(20000),
   GRAPHQL_ANONYMOUS_MAX_DEPTH: positiveInt(100).default(8),
@@ -175,6 +178,8 @@ export interface AppConfig {
   };
   auth: {
     personalTokenLastUsedIntervalMs: number;
+    /** The most personal access tokens one user may hold at once, not revoked and not expired. */
+    personalTokensMaxActive: number;
     cacheTtlMs: number;
   };
   /**
@@ -204,6 +209,10 @@ export interface AppConfig {
      * device authorization names it) this long after registering is deleted by housekeeping.
      */
     unclaimedApplicationTtlMs: number;
+    /** The most dynamically registered applications waiting to be claimed, all networks together. */
+    unclaimedApplicationsMax: number;
+    /** The most of them registered from one network (IPv4 /24, IPv6 /48): a small share of the total. */
+    unclaimedApplicationsPerNetwork: number;
   };
   graphql: {
     limits: {
@@ -228,19 +237,22 @@ export interface AppConfig {
     host: string;
   };
   /**
-   * API rate limits (docs/operations.md, "Rate limits"): points per window for each token, each anonymous
+   * API rate limits (docs/operations.md, "Rate limits"): points per window for each user, each anonymous
    * address and each OAuth client at the token endpoint (and the endpoints that share its budget);
    * undefined when RATE_LIMIT_ENABLED=false.
    */
   rateLimits?: {
     windowSeconds: number;
-    /** Per credential (token, or the API explorer's session) on /graphql, /api/ and /oauth/userinfo. */
+    /**
+     * Per user (all their personal tokens and their explorer session), and per user and OAuth application
+     * (that application's access tokens), on /graphql, /api/ and /oauth/userinfo.
+     */
     tokenPoints: number;
     /** Per address (an IPv6 address by its /64) for anonymous callers of /graphql, /api/ and /oauth/userinfo. */
     anonymousPoints: number;
     /** Per authenticated client at POST /oauth/token, /oauth/revoke, /oauth/introspect and /oauth/device_authorization together. */
     oauthTokenRequests: number;
-    /** Per address at POST /oauth/register (dynamic client registration). */
+    /** Per network (IPv4 /24, IPv6 /48) at POST /oauth/register (dynamic client registration). */
     oauthRegistrations: number;
   };
   /** Where the counters live when every instance must share them; unset, each process counts in memory. */
@@ -329,6 +341,11 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     });
     if (problems.length > 0) throw new ConfigError(problems);
   }
+  if (e.OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK > e.OAUTH_UNCLAIMED_APPLICATIONS_MAX) {
+    throw new ConfigError([
+      `OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK: must be at most OAUTH_UNCLAIMED_APPLICATIONS_MAX (${e.OAUTH_UNCLAIMED_APPLICATIONS_MAX}), a share of it (got ${e.OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK})`,
+    ]);
+  }
   if (e.OAUTH_REFRESH_TOKEN_IDLE_SECONDS > e.OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS) {
     throw new ConfigError([
       `OAUTH_REFRESH_TOKEN_IDLE_SECONDS: must be at most OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS (${e.OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS}), as no refresh token outlives its family (got ${e.OAUTH_REFRESH_TOKEN_IDLE_SECONDS})`,
@@ -377,6 +394,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     },
     auth: {
       personalTokenLastUsedIntervalMs: e.PERSONAL_TOKEN_LAST_USED_INTERVAL_SECONDS * 1000,
+      personalTokensMaxActive: e.PERSONAL_TOKENS_MAX_ACTIVE,
       cacheTtlMs: e.AUTH_CACHE_TTL_SECONDS * 1000,
     },
     secretKey: e.SECRET_KEY,
@@ -391,6 +409,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       refreshTokenAbsoluteMs: e.OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS * 1000,
       dynamicRegistration: e.OAUTH_DYNAMIC_REGISTRATION,
       unclaimedApplicationTtlMs: e.OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS * 1000,
+      unclaimedApplicationsMax: e.OAUTH_UNCLAIMED_APPLICATIONS_MAX,
+      unclaimedApplicationsPerNetwork: e.OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK,
     },
     graphql: {
       limits: {

@@ -64,7 +64,11 @@ export class AccountController {
 
   private async accountView(signedIn: SignedInUser, extra: Partial<AccountPageOptions>, status = 200): Promise<PageResult> {
     const tokens = await this.tokens.listForUser(signedIn.user.id);
-    return view((c: PageContext) => accountPage({ signedIn, csrfToken: c.csrfToken, tokens, ...flashOptions(c), ...extra }), { status });
+    return view(
+      (c: PageContext) =>
+        accountPage({ signedIn, csrfToken: c.csrfToken, tokens, maxTokens: this.tokens.maxActive, ...flashOptions(c), ...extra }),
+      { status },
+    );
   }
 }
 

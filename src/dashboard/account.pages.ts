@@ -9,6 +9,8 @@ export interface AccountPageOptions {
   signedIn: SignedInUser;
   csrfToken: string;
   tokens: PersonalToken[];
+  /** The most active tokens the user may hold (PERSONAL_TOKENS_MAX_ACTIVE). */
+  maxTokens: number;
   /** A token just created: shown this once. */
   created?: { name: string; token: string };
   /** What the previous form did. */
@@ -58,6 +60,10 @@ export function accountPage(o: AccountPageOptions): string {
         For your own scripts and automation: send one in the <code>Private-Token</code> header. A token works until you revoke it or it
         expires.
       </p>
+      <p class="lead" id="token-limit">
+        You can have up to ${o.maxTokens} active tokens (you have ${active.length}). All of them share one API rate limit, so more tokens do
+        not allow more requests.
+      </p>
       ${
         o.created
           ? html`<div class="alert ok" role="status">
@@ -72,6 +78,7 @@ export function accountPage(o: AccountPageOptions): string {
       }
 
       <div class="card">
+        ${o.errors?.form ? html`<div class="alert error" role="alert">${o.errors.form}</div>` : null}
         <form method="post" action="/account/tokens" novalidate>
           <input type="hidden" name="_csrf" value="${o.csrfToken}" />
           <label for="token-name">Token name</label>

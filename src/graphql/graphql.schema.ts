@@ -957,13 +957,16 @@ export type OrderDirection =
 /**
  * API rate limit of the caller: points per window, shared by `/graphql`, `/api/` and `/oauth/userinfo`. A
  * GraphQL request costs its query cost divided by 100, rounded up, at least 1 point; a REST or UserInfo
- * request costs 1. Tokens each have a budget of their own; anonymous callers share one per address. The
- * same figures come in the `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Used` and
+ * request costs 1. A user has one budget for all their personal access tokens and their API explorer
+ * session, and one per OAuth application for the access tokens that application holds for them (`budget`
+ * says which); anonymous callers share one per address. The same figures come in the `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Used` and
  * `X-RateLimit-Reset` headers of every response, and a request over the limit is answered 429 with
  * `Retry-After`.
  */
 export type RateLimit = {
   __typename?: 'RateLimit';
+  /** Whose requests share this budget. */
+  budget: RateLimitBudget;
   /** Points per window for this caller. */
   limit: Scalars['Int']['output'];
   /** Points this request cost. */
@@ -975,6 +978,18 @@ export type RateLimit = {
   /** When the current window ends and the budget is whole again. */
   resetAt: Scalars['DateTime']['output'];
 };
+
+/** Whose requests share a rate-limit budget. */
+export type RateLimitBudget =
+  /**
+   * Every personal access token of the user, and the user's API explorer session: making more tokens
+   * never adds to it.
+   */
+  | 'USER'
+  /** Every OAuth access token one application holds for the user. */
+  | 'APPLICATION'
+  /** Every anonymous request from one address (an IPv6 address by its /64). */
+  | 'ADDRESS';
 
 /** New values for the authenticated user's profile. */
 export type UpdateViewerProfileInput = {
@@ -1161,6 +1176,7 @@ export type ResolversTypes = {
   PageInfo: ResolverTypeWrapper<PageInfo>;
   OrderDirection: OrderDirection;
   RateLimit: ResolverTypeWrapper<RateLimit>;
+  RateLimitBudget: RateLimitBudget;
   UpdateViewerProfileInput: UpdateViewerProfileInput;
   UpdateViewerProfilePayload: ResolverTypeWrapper<Omit<UpdateViewerProfilePayload, 'user'> & { user?: Maybe<ResolversTypes['User']> }>;
 };
@@ -1625,6 +1641,7 @@ export type RateLimitResolvers<
   ContextType = GraphqlContext,
   ParentType extends ResolversParentTypes['RateLimit'] = ResolversParentTypes['RateLimit'],
 > = {
+  budget?: Resolver<ResolversTypes['RateLimitBudget'], ParentType, ContextType>;
   limit?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   cost?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   used?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;

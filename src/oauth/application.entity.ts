@@ -6,6 +6,7 @@ export type ClientType = (typeof CLIENT_TYPES)[number];
 
 @Entity({ name: 'oauth_applications' })
 @Index('oauth_applications_owner_id_idx', ['ownerId'])
+@Index('oauth_applications_unclaimed_idx', ['registeredFrom', 'createdAt'], { where: 'owner_id IS NULL' })
 @Check('oauth_applications_name_check', `length(name) BETWEEN 1 AND 100`)
 @Check(
   'oauth_applications_client_secret_hash_check',
@@ -62,4 +63,15 @@ export class ApplicationEntity {
 
   @Column({ name: 'secret_rotated_at', type: 'timestamptz', nullable: true })
   secretRotatedAt: Date | null;
+
+  /**
+   * The network (IPv4 /24, IPv6 /48) an application registered dynamically came from, counted against
+   * OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK while it is unclaimed; null for the others.
+   */
+  @Column({ name: 'registered_from', type: 'text', nullable: true })
+  registeredFrom: string | null;
+
+  /** When a user first consented to the application: from then on its origins are trusted for CORS, claimed or not. */
+  @Column({ name: 'first_consented_at', type: 'timestamptz', nullable: true })
+  firstConsentedAt: Date | null;
 }

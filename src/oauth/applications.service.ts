@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { IsNull, Repository } from 'typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
 import { CredentialVerifier } from '../auth/credential-verifier.js';
 import { generateSecret, hashSecret, SecretPrefix } from '../auth/secret-token.js';
 import { Clock } from '../clock/clock.js';
@@ -19,6 +19,14 @@ export interface ApplicationInput {
   scopes: string[];
   /** Where RP-initiated logout may return to; none when not given. */
   postLogoutRedirectUris?: string[];
+}
+
+/** How a dynamically registered application is made (ClientRegistrationService). */
+export interface UnclaimedRegistration {
+  /** The network it registered from (`networkKey`). */
+  registeredFrom: string;
+  /** Runs first in the transaction that inserts the application: checks capacity, throws to refuse. */
+  admit: (manager: EntityManager) => Promise<void>;
 }
 
 /** What registering an application gives back: a confidential client's secret, shown this once. */
@@ -42,22 +50,36 @@ export class ApplicationsService {
    * Registers an application, confidential (the default) or public; the returned client secret is the
    * only time it is ever available. `ownerId` is null for a dynamically registered application.
    */
-  async create(ownerId: string | null, input: ApplicationInput, clientType: ClientType = 'confidential'): Promise<RegisteredApplication> {
+  async create(
+    ownerId: string | null,
+    input: ApplicationInput,
+    clientType: ClientType = 'confidential',
+    unclaimed?: UnclaimedRegistration,
+  ): Promise<RegisteredApplication> {
     const valid = validateApplicationInput(input, clientType);
     const clientSecret = clientType === 'confidential' ? generateSecret(SecretPrefix.oauthClientSecret) : undefined;
-    const entity = await this.applications.save(
-      this.applications.create({
-        ownerId,
-        ...valid,
-        clientType,
-        // Hex, so that no client id starts with "-" (read as a flag by command lines) or needs escaping anywhere.
-        clientId: randomBytes(20).toString('hex'),
-        clientSecretHash: clientSecret === undefined ? null : hashSecret(clientSecret),
-        secretRotatedAt: null,
-        // On the service's clock, as housekeeping measures an unclaimed application's age by it.
-        createdAt: this.clock.now(),
-      }),
-    );
+    const save = (applications: Repository<ApplicationEntity>) =>
+      applications.save(
+        applications.create({
+          ownerId,
+          ...valid,
+          clientType,
+          // Hex, so that no client id starts with "-" (read as a flag by command lines) or needs escaping anywhere.
+          clientId: randomBytes(20).toString('hex'),
+          clientSecretHash: clientSecret === undefined ? null : hashSecret(clientSecret),
+          secretRotatedAt: null,
+          // On the service's clock, as housekeeping measures an unclaimed application's age by it.
+          createdAt: this.clock.now(),
+          registeredFrom: unclaimed?.registeredFrom ?? null,
+          firstConsentedAt: null,
+        }),
+      );
+    const entity = unclaimed
+      ? await this.applications.manager.transaction(async (manager) => {
+          await unclaimed.admit(manager);
+          return save(manager.getRepository(ApplicationEntity));
+        })
+      : await save(this.applications);
     // What is derived from every client (the origins CORS allows) now includes this one.
     if (clientType === 'public') await this.credentials.forgetCredentials([entity.id]);
     return { application: toApplication(entity), clientSecret };
@@ -188,9 +210,20 @@ export class ApplicationsService {
 const FIND_BY_CLIENT_ID: Statement = {
   name: 'oauth_application_by_client_id',
   text: `SELECT id, owner_id, name, client_id, client_type, client_secret_hash, redirect_uris, scopes, post_logout_redirect_uris,
-                created_at, updated_at, secret_rotated_at
+                created_at, updated_at, secret_rotated_at, registered_from, first_consented_at
            FROM oauth_applications WHERE client_id = $1`,
 };
+
+/**
+ * SQL: application `a` was never used, as far as the database remembers: no grant, authorization code,
+ * access or refresh token or device authorization names it. Such an application, unclaimed, is deleted
+ * OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS after it registered.
+ */
+export const NEVER_USED = `NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.application_id = a.id)
+          AND NOT EXISTS (SELECT 1 FROM oauth_authorization_codes c WHERE c.application_id = a.id)
+          AND NOT EXISTS (SELECT 1 FROM oauth_access_tokens t WHERE t.application_id = a.id)
+          AND NOT EXISTS (SELECT 1 FROM oauth_refresh_tokens r WHERE r.application_id = a.id)
+          AND NOT EXISTS (SELECT 1 FROM oauth_device_authorizations d WHERE d.application_id = a.id)`;
 
 /**
  * One statement. SKIP LOCKED passes over an application whose first code, grant or token is being
@@ -206,11 +239,7 @@ const PURGE_UNUSED_UNCLAIMED = `
        SELECT a.id FROM oauth_applications a
         WHERE a.owner_id IS NULL
           AND a.created_at <= $1
-          AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.application_id = a.id)
-          AND NOT EXISTS (SELECT 1 FROM oauth_authorization_codes c WHERE c.application_id = a.id)
-          AND NOT EXISTS (SELECT 1 FROM oauth_access_tokens t WHERE t.application_id = a.id)
-          AND NOT EXISTS (SELECT 1 FROM oauth_refresh_tokens r WHERE r.application_id = a.id)
-          AND NOT EXISTS (SELECT 1 FROM oauth_device_authorizations d WHERE d.application_id = a.id)
+          AND ${NEVER_USED}
           FOR UPDATE SKIP LOCKED)
     RETURNING id)
   SELECT id FROM purged`;
@@ -229,5 +258,7 @@ function toEntity(row: Record<string, unknown>): ApplicationEntity {
     createdAt: row.created_at as Date,
     updatedAt: row.updated_at as Date,
     secretRotatedAt: (row.secret_rotated_at as Date | null) ?? null,
+    registeredFrom: (row.registered_from as string | null) ?? null,
+    firstConsentedAt: (row.first_consented_at as Date | null) ?? null,
   });
 }

@@ -1,16 +1,15 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Clock } from '../clock/clock.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.schema.js';
 import { failuresOf, DomainError } from '../errors/domain-error.js';
-import { ApplicationsService } from './applications.service.js';
+import { ApplicationsService, NEVER_USED } from './applications.service.js';
 import { readClientMetadata } from './client-metadata.js';
 import { OAuthError } from './oauth.errors.js';
 
-/**
- * The most applications registered dynamically and not yet claimed: past it, registration waits for
- * an operator to claim or delete some (`apps:list`, `apps:claim`), or for housekeeping to delete those
- * never used within OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS of registering; so an open endpoint cannot
- * fill the database, and registrations nobody uses do not keep it closed.
- */
-export const MAX_UNCLAIMED_APPLICATIONS = 1000;
+/** Held while a registration counts the unclaimed applications and inserts its own (docs/operations.md, the locks). */
+const REGISTRATION_LOCK = 727274003;
 
 /** The RFC 7591 §3.2.1 response: the client's credentials and the metadata as registered. */
 export interface ClientInformation {
@@ -30,19 +29,31 @@ export interface ClientInformation {
 /**
  * Dynamic client registration (RFC 7591): a public (`none`) or confidential application, checked like
  * one registered in the dashboard, owned by nobody until an operator gives it to a user.
+ *
+ * Unclaimed applications are capped so that an open endpoint cannot fill the database, and so that no
+ * single actor can close it for everyone: at most OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK of them from
+ * one network (IPv4 /24, IPv6 /48; past it 429), and OAUTH_UNCLAIMED_APPLICATIONS_MAX in all (past it
+ * 503), both with `Retry-After`: when the oldest of them nobody used is deleted by housekeeping
+ * (OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS after it registered). Counted and inserted under one advisory
+ * lock, so concurrent registrations never overshoot.
  */
 @Injectable()
 export class ClientRegistrationService {
-  constructor(private readonly applications: ApplicationsService) {}
+  constructor(
+    private readonly applications: ApplicationsService,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
-  async register(body: unknown): Promise<ClientInformation> {
+  /** Registers the application `body` describes, for a caller from `network` (`networkKey`). */
+  async register(body: unknown, network: string): Promise<ClientInformation> {
     const metadata = readClientMetadata(body);
-    if ((await this.applications.countUnclaimed()) >= MAX_UNCLAIMED_APPLICATIONS) {
-      throw new OAuthError('temporarily_unavailable', 'Registration is closed for now: too many applications are waiting to be claimed');
-    }
     let registered;
     try {
-      registered = await this.applications.create(null, metadata.input, metadata.clientType);
+      registered = await this.applications.create(null, metadata.input, metadata.clientType, {
+        registeredFrom: network,
+        admit: (manager) => this.admit(manager, network),
+      });
     } catch (err) {
       if (err instanceof DomainError && err.kind === 'invalid') throw registrationError(err);
       throw err;
@@ -61,7 +72,49 @@ export class ClientRegistrationService {
       scope: application.scopes.join(' '),
     };
   }
+
+  /** Refuses a registration past either cap, saying when trying again can work. */
+  private async admit(manager: EntityManager, network: string): Promise<void> {
+    const { unclaimedApplicationsMax: max, unclaimedApplicationsPerNetwork: perNetwork } = this.config.oauth;
+    await manager.query('SELECT pg_advisory_xact_lock($1)', [REGISTRATION_LOCK]);
+    const [counts] = (await manager.query(COUNT_UNCLAIMED, [network])) as [{ total: number; from_network: number }];
+    if (counts.from_network >= perNetwork) {
+      throw new OAuthError(
+        'too_many_requests',
+        `Too many applications registered from your network wait to be claimed (${perNetwork}); try again when one is claimed or deleted`,
+        await this.retryAfterSeconds(manager, network),
+      );
+    }
+    if (counts.total >= max) {
+      throw new OAuthError(
+        'temporarily_unavailable',
+        'Registration is closed for now: too many applications are waiting to be claimed',
+        await this.retryAfterSeconds(manager, null),
+      );
+    }
+  }
+
+  /**
+   * Seconds until housekeeping may delete the oldest unclaimed application nobody used (from `network`,
+   * or from anywhere): the earliest that room can be made without an operator. When all of them are in
+   * use, only an operator makes room (claiming or deleting one): try again in one TTL.
+   */
+  private async retryAfterSeconds(manager: EntityManager, network: string | null): Promise<number> {
+    const ttlMs = this.config.oauth.unclaimedApplicationTtlMs;
+    const [row] = (await manager.query(OLDEST_NEVER_USED, [network])) as [{ oldest: Date | null }];
+    const dueMs = row.oldest ? new Date(row.oldest).getTime() + ttlMs - this.clock.now().getTime() : ttlMs;
+    return Math.max(1, Math.ceil(dueMs / 1000));
+  }
 }
+
+const COUNT_UNCLAIMED = `
+  SELECT count(*)::int AS total, (count(*) FILTER (WHERE registered_from = $1))::int AS from_network
+    FROM oauth_applications WHERE owner_id IS NULL`;
+
+/** $1: a network, or null for every one. */
+const OLDEST_NEVER_USED = `
+  SELECT min(a.created_at) AS oldest FROM oauth_applications a
+   WHERE a.owner_id IS NULL AND ($1::text IS NULL OR a.registered_from = $1) AND ${NEVER_USED}`;
 
 /** The dashboard's validation errors in RFC 7591 §3.2.2 words, naming the metadata field. */
 function registrationError(error: DomainError): OAuthError {

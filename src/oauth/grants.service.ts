@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { CredentialVerifier } from '../auth/credential-verifier.js';
 import { isUuid } from '../database/uuid.js';
 import { AccessTokensService } from './access-tokens.service.js';
 import { ApplicationError } from './applications.errors.js';
@@ -22,6 +23,7 @@ export class GrantsService {
     @InjectRepository(GrantEntity) private readonly grants: Repository<GrantEntity>,
     private readonly accessTokens: AccessTokensService,
     private readonly refreshTokens: RefreshTokensService,
+    private readonly credentials: CredentialVerifier,
   ) {}
 
   /** True when the user already approved every one of these scopes for the application. */
@@ -34,6 +36,20 @@ export class GrantsService {
     const existing = await this.grants.findOneBy({ userId, applicationId });
     const merged = [...new Set([...(existing?.scopes ?? []), ...scopes])];
     await this.grants.upsert({ userId, applicationId, scopes: merged }, ['userId', 'applicationId']);
+    if (!existing) await this.recordFirstConsent(applicationId);
+  }
+
+  /**
+   * A self-registered application someone consented to is trusted for CORS from then on (ClientCors).
+   * The update fires the change notification, so every instance recomputes its allowed origins before
+   * the browser app, sent back with its code, calls the token endpoint.
+   */
+  private async recordFirstConsent(applicationId: string): Promise<void> {
+    const [, affected] = (await this.grants.query(
+      'UPDATE oauth_applications SET first_consented_at = now() WHERE id = $1 AND first_consented_at IS NULL',
+      [applicationId],
+    )) as [unknown, number];
+    if (affected > 0) await this.credentials.forgetCredentials([applicationId]);
   }
 
   async listForUser(userId: string): Promise<AuthorizedApplication[]> {

@@ -47,6 +47,8 @@ export class OAuthError extends Error {
   constructor(
     readonly code: OAuthErrorCode,
     readonly description: string,
+    /** Sent as `Retry-After` (a 429 or 503 that knows when trying again can work). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(`${code}: ${description}`);
     this.name = 'OAuthError';

@@ -3,14 +3,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { OwnAuthentication, Public } from '../auth/public.decorator.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import { addressKey, RateLimits } from '../rate-limits/rate-limits.service.js';
+import { networkKey, RateLimits } from '../rate-limits/rate-limits.service.js';
 import { ClientInformation, ClientRegistrationService } from './client-registration.service.js';
 import { registrationErrors } from './oauth-exception.filter.js';
 import { OAuthError } from './oauth.errors.js';
 
 /**
  * Dynamic client registration (RFC 7591), `POST /oauth/register`: open to anyone while
- * OAUTH_DYNAMIC_REGISTRATION=true (a 404 otherwise), limited per address.
+ * OAUTH_DYNAMIC_REGISTRATION=true (a 404 otherwise), limited per network (IPv4 /24, IPv6 /48): a
+ * rate, and a share of the unclaimed applications (ClientRegistrationService).
  */
 @Controller('oauth')
 @Public()
@@ -32,9 +33,10 @@ export class RegistrationController {
   ): Promise<ClientInformation> {
     if (!this.config.oauth.dynamicRegistration) throw new NotFoundException(`Cannot POST ${req.url}`);
     void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-    await this.rateLimits.charge(reply, { budget: 'registration', key: addressKey(req.ip) }, 1);
+    const network = networkKey(req.ip);
+    await this.rateLimits.charge(reply, { budget: 'registration', key: network }, 1);
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (type !== 'application/json') throw new OAuthError('invalid_client_metadata', 'Send the client metadata as application/json');
-    return this.registration.register(body);
+    return this.registration.register(body, network);
   }
 }

@@ -35,6 +35,10 @@ const VERIFY_SQL = `
     AND (t.expires_at IS NULL OR t.expires_at > $2)
     AND u.state = 'active'`;
 
+const COUNT_ACTIVE_SQL = `
+  SELECT count(*)::int AS active FROM personal_access_tokens
+   WHERE user_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`;
+
 @Injectable()
 export class PersonalTokensService implements TokenVerifier, OnModuleInit {
   readonly prefix = SecretPrefix.personalAccessToken;
@@ -52,7 +56,11 @@ export class PersonalTokensService implements TokenVerifier, OnModuleInit {
     this.verifier.register(this);
   }
 
-  /** Creates a token; the returned secret is the only time it is ever available. */
+  /**
+   * Creates a token; the returned secret is the only time it is ever available. A user holds at most
+   * PERSONAL_TOKENS_MAX_ACTIVE tokens that still work (TOO_MANY_TOKENS past it): counted and inserted
+   * under a lock on the user's row, so concurrent creations never overshoot.
+   */
   async create(userId: string, input: NewPersonalTokenInput): Promise<{ token: string; personalToken: PersonalToken }> {
     const { name, scopes, expiresAt } = checkAll({
       name: () => {
@@ -76,10 +84,26 @@ export class PersonalTokensService implements TokenVerifier, OnModuleInit {
       },
     });
     const token = generateSecret(SecretPrefix.personalAccessToken);
-    const entity = await this.tokens.save(
-      this.tokens.create({ userId, name, scopes, expiresAt, tokenHash: hashSecret(token), createdAt: this.clock.now() }),
-    );
+    const now = this.clock.now();
+    const entity = await this.dataSource.transaction(async (manager) => {
+      await manager.query('SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE', [userId]);
+      const [{ active }] = (await manager.query(COUNT_ACTIVE_SQL, [userId, now])) as [{ active: number }];
+      const max = this.maxActive;
+      if (active >= max) {
+        throw new PersonalTokenError(
+          'TOO_MANY_TOKENS',
+          `You already have ${max} active personal access tokens, the most allowed: revoke one you no longer use, then create this one`,
+        );
+      }
+      const tokens = manager.getRepository(PersonalTokenEntity);
+      return tokens.save(tokens.create({ userId, name, scopes, expiresAt, tokenHash: hashSecret(token), createdAt: now }));
+    });
     return { token, personalToken: toPersonalToken(entity) };
+  }
+
+  /** The most active tokens a user may hold (PERSONAL_TOKENS_MAX_ACTIVE), for the pages that say so. */
+  get maxActive(): number {
+    return this.config.auth.personalTokensMaxActive;
   }
 
   async listForUser(userId: string): Promise<PersonalToken[]> {

@@ -1,13 +1,18 @@
 /**
- * Which budget a request spends: its credential's, its address's (anonymous), its OAuth client's, or
- * (dynamic client registration) its address's registrations.
+ * Which budget a request spends: its user's (authenticated API requests), its address's (anonymous),
+ * its OAuth client's (the token endpoint), or (dynamic client registration) its network's registrations.
  */
-export type RateLimitBudget = 'token' | 'address' | 'client' | 'registration';
+export type RateLimitBudget = 'user' | 'address' | 'client' | 'registration';
 
 /** Who pays for a request: a budget and the key of the caller within it. */
 export interface RateLimitSubject {
   budget: RateLimitBudget;
   key: string;
+  /**
+   * A user's API budget: spent by every personal access token of the user and their explorer session
+   * (`user`), or by the OAuth access tokens one application holds for the user (`application`).
+   */
+  sharedBy?: 'user' | 'application';
 }
 
 /** A budget after a request was charged to it: what the `X-RateLimit-*` headers and `Query.rateLimit` say. */
@@ -34,7 +39,7 @@ export class RateLimitError extends Error {
       subject.budget === 'client'
         ? `Too many requests from this client: try again in ${retryAfterSeconds(state)} seconds.`
         : subject.budget === 'registration'
-          ? `Too many client registrations from this address: try again in ${retryAfterSeconds(state)} seconds.`
+          ? `Too many client registrations from your network: try again in ${retryAfterSeconds(state)} seconds.`
           : `API rate limit exceeded${subject.budget === 'address' ? ' for your address (authenticate with a token for a budget of your own)' : ''}: ` +
             `this request costs ${state.cost} of ${state.limit} points per window, ${state.remaining} remain; try again in ${retryAfterSeconds(state)} seconds.`,
     );

@@ -11,6 +11,12 @@ export class RateLimitsResolver implements RootResolvers<G.QueryResolvers, 'rate
   @Public()
   rateLimit(_root: unknown, _args: unknown, ctx: GraphqlContext): G.RateLimit | null {
     const state = ctx.budget?.state;
-    return state ? { ...state, resetAt: new Date(state.resetAt) } : null;
+    if (!state) return null;
+    const { budget, sharedBy } = ctx.budget!.subject;
+    return {
+      ...state,
+      resetAt: new Date(state.resetAt),
+      budget: budget === 'address' ? 'ADDRESS' : sharedBy === 'application' ? 'APPLICATION' : 'USER',
+    };
   }
 }

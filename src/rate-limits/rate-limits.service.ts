@@ -63,14 +63,14 @@ export class RateLimits implements OnApplicationShutdown {
     const settings = config.rateLimits;
     if (!settings) return;
     this.limits = {
-      token: settings.tokenPoints,
+      user: settings.tokenPoints,
       address: settings.anonymousPoints,
       client: settings.oauthTokenRequests,
       registration: settings.oauthRegistrations,
     };
     const windowMs = settings.windowSeconds * 1000;
     const counters = () => new WindowCounters(windowMs, MAX_KEYS_IN_MEMORY);
-    this.memory = { token: counters(), address: counters(), client: counters(), registration: counters() };
+    this.memory = { user: counters(), address: counters(), client: counters(), registration: counters() };
     if (!config.redisUrl) return;
 
     const redis = this.connect(config.redisUrl);
@@ -85,7 +85,7 @@ export class RateLimits implements OnApplicationShutdown {
         rejectIfRedisNotReady: true,
       });
     this.shared = {
-      token: limiter('token'),
+      user: limiter('user'),
       address: limiter('address'),
       client: limiter('client'),
       registration: limiter('registration'),
@@ -97,12 +97,20 @@ export class RateLimits implements OnApplicationShutdown {
     return this.limits !== undefined;
   }
 
-  /** Who pays for an API request: its credential, or (anonymous) its address, an IPv6 address by its /64. */
+  /**
+   * Who pays for an API request: a person, not a credential (docs/operations.md, "Rate limits"). Every
+   * personal access token of a user and their API explorer session spend one budget, the user's, so
+   * making more tokens never buys more requests; the OAuth access tokens one application holds for a user
+   * spend another, that application's share of the user, so a greedy application cannot spend what the
+   * user's own scripts and other applications need. Anonymous: the address, an IPv6 address by its /64.
+   */
   subjectOf(request: FastifyRequest): RateLimitSubject {
-    const credential = request.principal?.credential;
-    return credential
-      ? { budget: 'token', key: `${credential.kind}:${credential.id}` }
-      : { budget: 'address', key: addressKey(request.ip) };
+    const principal = request.principal;
+    if (!principal) return { budget: 'address', key: addressKey(request.ip) };
+    const { credential, user } = principal;
+    return credential.kind === 'oauth_access_token'
+      ? { budget: 'user', key: `${user.id} ${credential.clientId ?? credential.id}`, sharedBy: 'application' }
+      : { budget: 'user', key: user.id, sharedBy: 'user' };
   }
 
   /** The request's budget, charged later by what the request turns out to cost. */
@@ -221,6 +229,21 @@ export function addressKey(ip: string): string {
     .slice(0, 4)
     .map((part) => part.toString(16))
     .join(':')}::/64`;
+}
+
+/**
+ * The network an address belongs to, for what one actor must not multiply by using many addresses
+ * (dynamic client registration): an IPv4 address by its /24, an IPv6 address by its /48, the block a
+ * site is usually given (a /56 would let the holder of one /48 count as 256 actors).
+ */
+export function networkKey(ip: string): string {
+  if (!ipaddr.isValid(ip)) return 'invalid';
+  const address = ipaddr.process(ip);
+  if (address.kind() === 'ipv4') return `${(address as ipaddr.IPv4).octets.slice(0, 3).join('.')}.0/24`;
+  return `${(address as ipaddr.IPv6).parts
+    .slice(0, 3)
+    .map((part) => part.toString(16))
+    .join(':')}::/48`;
 }
 
 /**

@@ -13,6 +13,7 @@ import { PublicClients1796000000001 } from './1796000000001-public-clients.js';
 import { RefreshTokens1796000000002 } from './1796000000002-refresh-tokens.js';
 import { DeviceAuthorizations1796000000003 } from './1796000000003-device-authorizations.js';
 import { ApplicationIdIndexes1796000000004 } from './1796000000004-application-id-indexes.js';
+import { RegistrationQuotas1796100000000 } from './1796100000000-registration-quotas.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   RefreshTokens1796000000002,
   DeviceAuthorizations1796000000003,
   ApplicationIdIndexes1796000000004,
+  RegistrationQuotas1796100000000,
 ];

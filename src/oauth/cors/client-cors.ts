@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { Repository } from 'typeorm';
+import { IsNull, Not, Repository } from 'typeorm';
 import { CredentialVerifier } from '../../auth/credential-verifier.js';
 import { ApplicationEntity } from '../application.entity.js';
 import { AllowedOrigins } from './allowed-origins.js';
@@ -14,7 +14,9 @@ const MAX_AGE_SECONDS = '600';
 
 /**
  * CORS for single-page apps (public clients) on CORS_ROUTES, for their registered origins only: the
- * origin of any redirect URI of a public application (AllowedOrigins). An allowed origin gets
+ * origin of any redirect URI of a public application (AllowedOrigins) that someone vouched for. An
+ * application registered in the dashboard is; one that registered itself (RFC 7591) only once an
+ * operator claimed it or a user consented to it, so registering cannot add an origin by itself. An allowed origin gets
  * `Access-Control-Allow-Origin: <origin>`, never `*` and never `Access-Control-Allow-Credentials`, so
  * the browser sends no cookie and the dashboard's session is never usable from another site: these
  * endpoints take a token or client credentials, not a session. Another origin gets no CORS header
@@ -46,7 +48,13 @@ export class ClientCors {
   /** Whether a browser app on `origin` may call these endpoints; cached with the OAuth clients. */
   async allows(origin: string): Promise<boolean> {
     const origins = await this.credentials.derivedFromClients('cors-origins', async () => {
-      const rows = await this.applications.find({ select: { redirectUris: true }, where: { clientType: 'public' } });
+      const rows = await this.applications.find({
+        select: { redirectUris: true },
+        where: [
+          { clientType: 'public', ownerId: Not(IsNull()) },
+          { clientType: 'public', firstConsentedAt: Not(IsNull()) },
+        ],
+      });
       return new AllowedOrigins(rows.flatMap((row) => row.redirectUris));
     });
     return origins.allows(origin);
