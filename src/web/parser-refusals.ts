@@ -55,9 +55,19 @@ type Shape = 'graphql' | 'oauth' | 'html' | 'rest';
 function readHead(raw: unknown): { path: string; accept: string | undefined } {
   if (!Buffer.isBuffer(raw)) return { path: '', accept: undefined };
   const head = raw.subarray(0, 16 * 1024).toString('latin1');
-  const target = /^[^ \r\n]* +([^ \r\n?#]*)/.exec(head)?.[1] ?? '';
+  const target = /^[^ \r\n]* +([^ \r\n]*)/.exec(head)?.[1] ?? '';
+  // The path ends where a URL path cannot go on: the query, a fragment, a control byte (the refused one).
+  let end = 0;
+  while (
+    end < target.length &&
+    target[end] !== '?' &&
+    target[end] !== '#' &&
+    target.charCodeAt(end) > 0x20 &&
+    target.charCodeAt(end) !== 0x7f
+  )
+    end++;
   const accept = /\r\naccept[ \t]*:[ \t]*([^\r\n]*)/i.exec(head)?.[1];
-  return { path: target, accept };
+  return { path: target.slice(0, end), accept };
 }
 
 function shapeOf(path: string, accept: string | undefined, oauthPaths: ReadonlySet<string>): Shape {
