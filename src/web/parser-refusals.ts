@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorPage, wantsHtml } from './error-pages.js';
+import { isApiAddress } from './page-exception.filter.js';
 
 /**
  * Answers to requests that never become requests: Node's HTTP parser refuses the bytes (an unknown
@@ -11,7 +12,7 @@ import { errorPage, wantsHtml } from './error-pages.js';
  * a request id; this one writes the answer every other refusal gets: the security headers, an
  * `X-Request-Id` (new: the request's own was never read), `Cache-Control: no-store`, and the body in the
  * shape of the transport the request line names (GraphQL errors, RFC 6749 JSON, an HTML error page for
- * a browser, the REST `{"message", "error"}` otherwise). The connection is closed after it: what
+ * a browser outside the APIs' addresses, the REST `{"message", "error"}` otherwise). The connection is closed after it: what
  * follows the refused bytes cannot be read.
  */
 
@@ -73,7 +74,8 @@ function readHead(raw: unknown): { path: string; accept: string | undefined } {
 function shapeOf(path: string, accept: string | undefined, oauthPaths: ReadonlySet<string>): Shape {
   if (path === '/graphql') return 'graphql';
   if (oauthPaths.has(path)) return 'oauth';
-  if (path !== '/api' && !path.startsWith('/api/') && wantsHtml(accept)) return 'html';
+  // As for a browser asking for an address that is no route (PageExceptionFilter): HTML outside the APIs.
+  if (!isApiAddress(path) && wantsHtml(accept)) return 'html';
   return 'rest';
 }
 
