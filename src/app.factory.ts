@@ -19,7 +19,7 @@ import { HttpDrain } from './shutdown/http-drain.js';
 import { traceFields } from './telemetry/trace-context.js';
 import { PageRenderer } from './web/page-renderer.js';
 import { securityHeaders } from './web/security-headers.js';
-import { parserRefusal, parserRefusalHandler } from './web/parser-refusals.js';
+import { parserRefusal, parserRefusalHandler, sendAndClose } from './web/parser-refusals.js';
 import { OAUTH_CLIENT_ENDPOINTS, REGISTRATION_ENDPOINT } from './oauth/oauth-exception.filter.js';
 import { MalformedRequestError } from './errors/generic-errors.js';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -90,7 +90,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
       return done(new MalformedRequestError('An HTTP/1.1 request must have a Host header'));
     done();
   });
-  answerOutsideFastify(fastify.server, headers);
+  answerOutsideFastify(fastify.server, headers, fastify.log);
   app.get(ClientCors).attach(fastify);
   app.get(HttpDrain).attach(fastify);
   app.get(HttpMetrics).attach(fastify);
@@ -112,10 +112,12 @@ const OAUTH_ERROR_PATHS: ReadonlySet<string> = new Set([...OAUTH_CLIENT_ENDPOINT
  * has no words for is ignored (RFC 9110 §10.1.1 allows it) and the request goes to the routes; CONNECT
  * is refused as the parser's refusals are.
  */
-function answerOutsideFastify(server: Server, headers: Record<string, string>): void {
+function answerOutsideFastify(server: Server, headers: Record<string, string>, log: FastifyBaseLogger): void {
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {
-    socket.end(parserRefusal({ code: 'CONNECT' }, { headers, oauthPaths: OAUTH_ERROR_PATHS }).response);
+    const refusal = parserRefusal({ code: 'CONNECT' }, { headers, oauthPaths: OAUTH_ERROR_PATHS });
+    log.info({ reqId: refusal.requestId, res: { statusCode: refusal.status }, code: 'CONNECT' }, 'Request refused by the HTTP parser');
+    sendAndClose(socket, refusal.response);
   });
 }
 

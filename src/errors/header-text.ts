@@ -2,9 +2,8 @@ import { UnstorableTextError, unstorableText } from './text-input.js';
 
 /**
  * The one boundary for text Agora decodes out of a request header (HTTP Basic credentials after base64
- * and form-url decoding, Private-Token and Bearer tokens, cookie values after percent-decoding, the
- * User-Agent a session remembers): the same check as body text (`unstorableText`), valid UTF-8, and a
- * length bound. Node's HTTP parser has refused NUL and the other control bytes in the raw header, but
+ * and form-url decoding, Private-Token and Bearer tokens, cookie values after percent-decoding): the
+ * same check as body text (`unstorableText`), valid UTF-8, and a length bound. Node's HTTP parser has refused NUL and the other control bytes in the raw header, but
  * base64 and percent-encoding bring them back, and a header's bytes over 0x7F reach us one character
  * per byte (Latin-1): what a decoder makes of them is checked here before any feature reads it.
  */

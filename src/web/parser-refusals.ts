@@ -131,8 +131,12 @@ export function parserRefusalHandler(options: ParserRefusalOptions): (error: Err
     }
     const refusal = parserRefusal(error as { code?: string; rawPacket?: unknown }, options);
     options.log({ reqId: refusal.requestId, res: { statusCode: refusal.status }, code: error.code }, 'Request refused by the HTTP parser');
-    socket.end(refusal.response);
-    // The client may keep sending; the answer is out, the connection need not wait for it.
-    setTimeout(() => socket.destroy(), 1000).unref();
+    sendAndClose(socket, refusal.response);
   };
+}
+
+/** Writes the answer and closes: the client may keep sending, but once the answer is out the connection need not wait for it. */
+export function sendAndClose(socket: Socket, response: Buffer): void {
+  socket.end(response);
+  setTimeout(() => socket.destroy(), 1000).unref();
 }
