@@ -9,8 +9,12 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** Sends bytes exactly as given (fetch refuses malformed headers) and returns status line and body. */
-function rawRequest(url: string, head: Buffer | string, body = ''): Promise<{ status: number; body: string }> {
+/** Sends bytes exactly as given (fetch refuses malformed headers) and returns status line, headers and body. */
+function rawRequest(
+  url: string,
+  head: Buffer | string,
+  body = '',
+): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
@@ -18,8 +22,11 @@ function rawRequest(url: string, head: Buffer | string, body = ''): Promise<{ st
     socket.on('data', (d) => (response += d.toString('latin1')));
     socket.on('error', reject);
     socket.on('close', () => {
-      const status = Number(response.split(' ')[1]);
-      resolve({ status, body: response.slice(response.indexOf('\r\n\r\n') + 4) });
+      const split = response.indexOf('\r\n\r\n');
+      const [statusLine, ...lines] = response.slice(0, split).split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const line of lines) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+      resolve({ status: Number(statusLine!.split(' ')[1]), headers, body: response.slice(split + 4) });
     });
     socket.write(head);
     socket.end(body);
@@ -34,6 +41,28 @@ function graphqlHead(extraHeaderLines: Buffer | string, body: string): Buffer {
     Buffer.isBuffer(extraHeaderLines) ? extraHeaderLines : Buffer.from(extraHeaderLines, 'latin1'),
     Buffer.from('\r\n'),
   ]);
+}
+
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none';script-src 'self';style-src 'self';img-src 'self' data:;font-src 'self';connect-src 'self';form-action 'self';frame-ancestors 'none';base-uri 'none'",
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'origin-agent-cluster': '?1',
+  'referrer-policy': 'same-origin',
+  'x-content-type-options': 'nosniff',
+  'x-dns-prefetch-control': 'off',
+  'x-download-options': 'noopen',
+  'x-frame-options': 'DENY',
+  'x-permitted-cross-domain-policies': 'none',
+  'x-xss-protection': '0',
+};
+
+/** The security headers and a request id, as every answer carries them. */
+function expectHouseHeaders(headers: Record<string, string> | Headers): void {
+  const get = (name: string) => (headers instanceof Headers ? headers.get(name) : (headers[name] ?? null));
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect([name, get(name)]).toEqual([name, value]);
+  expect(get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
 }
 
 const BODY = JSON.stringify({ query: '{ viewer { id } }' });
@@ -51,9 +80,13 @@ describe('malformed requests are answered without a 500', () => {
     expect([400, 401]).toContain(res.status);
   });
 
-  it('a 64 KB header gets 431', async () => {
+  it('a 64 KB header gets 431 as a GraphQL error, with the security headers and a request id', async () => {
     const res = await rawRequest(t.url, graphqlHead(`Private-Token: ${'a'.repeat(64 * 1024)}\r\n`, BODY), BODY);
     expect(res.status).toBe(431);
+    expectHouseHeaders(res.headers);
+    expect(JSON.parse(res.body)).toEqual({
+      errors: [{ message: 'The request headers are larger than 16 KB', extensions: { code: 'BAD_REQUEST' } }],
+    });
   });
 
   it('a 64 KB token within the header limit of a proxy still gets the exact 401', async () => {
@@ -126,10 +159,10 @@ describe('malformed requests are answered without a 500', () => {
       ['not valid percent-encoding', '/api/events/%zz', 400, '400 Bad Request'],
       ['a lone surrogate as WTF-8 bytes', '/api/organizers/%ED%A0%80', 400, '400 Bad Request'],
       ['a path parameter over 100 characters', `/api/events/${'a'.repeat(101)}`, 414, '414 URI Too Long'],
-    ])('%s: the REST error shape with a request id', async (_what, path, status, message) => {
+    ])('%s: the REST error shape with the security headers and a request id', async (_what, path, status, message) => {
       const res = await fetch(`${t.url}${path}`);
       expect(res.status).toBe(status);
-      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expectHouseHeaders(res.headers);
       const body = (await res.json()) as Record<string, string>;
       expect(Object.keys(body).sort()).toEqual(['error', 'message']);
       expect(body.message).toBe(message);
@@ -194,6 +227,120 @@ describe('malformed requests are answered without a 500', () => {
   });
 });
 
+describe("requests Node's HTTP parser refuses are answered in the house shape, not Fastify's", () => {
+  const request = (lines: string) => rawRequest(t.url, `${lines}\r\n\r\n`);
+
+  it('an unknown method on /graphql: a GraphQL error', async () => {
+    const res = await request('FOO /graphql HTTP/1.1\r\nHost: localhost');
+    expect(res.status).toBe(400);
+    expectHouseHeaders(res.headers);
+    expect(res.headers.connection).toBe('close');
+    expect(JSON.parse(res.body)).toEqual({
+      errors: [{ message: 'The request method is not one this server knows', extensions: { code: 'BAD_REQUEST' } }],
+    });
+  });
+
+  it('an unknown method on /oauth/token: an RFC 6749 invalid_request, not stored', async () => {
+    const res = await request('FOO /oauth/token HTTP/1.1\r\nHost: localhost');
+    expect(res.status).toBe(400);
+    expectHouseHeaders(res.headers);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(JSON.parse(res.body)).toEqual({
+      error: 'invalid_request',
+      error_description: 'The request method is not one this server knows',
+    });
+  });
+
+  it('a Content-Length that is not a number on the REST API: the REST error shape', async () => {
+    const res = await request('POST /api/organizers HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc');
+    expect(res.status).toBe(400);
+    expectHouseHeaders(res.headers);
+    expect(JSON.parse(res.body)).toEqual({ message: '400 Bad Request', error: 'Content-Length is not one number' });
+  });
+
+  it('a malformed request line from a browser: an HTML error page', async () => {
+    const res = await request('GET /sign in HTTP/1.1\r\nHost: localhost\r\nAccept: text/html');
+    expect(res.status).toBe(400);
+    expectHouseHeaders(res.headers);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body).toContain('Bad request');
+  });
+
+  it('an HTTP/1.1 request without Host: a 400 in the endpoint’s shape (Node answered a bare 400)', async () => {
+    const res = await request('POST /oauth/token HTTP/1.1\r\nConnection: close');
+    expect(res.status).toBe(400);
+    expectHouseHeaders(res.headers);
+    expect(JSON.parse(res.body)).toEqual({ error: 'invalid_request', error_description: 'An HTTP/1.1 request must have a Host header' });
+  });
+
+  it('an Expect other than 100-continue is ignored, not answered with a bare 417', async () => {
+    const res = await request('GET /healthz HTTP/1.1\r\nHost: localhost\r\nExpect: teapot\r\nConnection: close');
+    expect(res.status).toBe(200);
+    expectHouseHeaders(res.headers);
+  });
+
+  it('CONNECT is refused with an answer, not a dropped connection', async () => {
+    const res = await request('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443');
+    expect(res.status).toBe(400);
+    expectHouseHeaders(res.headers);
+    expect(JSON.parse(res.body)).toEqual({ message: '400 Bad Request', error: 'This server is not a proxy: CONNECT is not supported' });
+  });
+});
+
+describe('HTTP Basic client credentials pass the header text boundary', () => {
+  const basic = (text: string | Buffer) => `Basic ${Buffer.from(text).toString('base64')}`;
+  const post = (path: string, authorization: string) =>
+    fetch(`${t.url}${path}`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=authorization_code&code=x&redirect_uri=http%3A%2F%2Flocalhost%2Fcb&token=y',
+    });
+
+  it.each(['/oauth/token', '/oauth/revoke', '/oauth/introspect', '/oauth/device_authorization'])(
+    'a NUL in the client id (Basic ADoA) at %s: invalid_client with the Basic challenge, nothing logged as an error',
+    async (path) => {
+      const before = t.logs.length;
+      const res = await post(path, 'Basic ADoA');
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Basic realm="agora", charset="UTF-8"');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(await res.json()).toEqual({
+        error: 'invalid_client',
+        error_description: 'The client id in HTTP Basic must not contain the NUL character (U+0000)',
+      });
+      expect(t.logs.slice(before).filter((line) => (line.level as number) >= 50)).toEqual([]);
+    },
+  );
+
+  it.each([
+    [
+      'a percent-encoded NUL in the secret',
+      basic('client:a%00b'),
+      'The client secret in HTTP Basic must not contain the NUL character (U+0000)',
+    ],
+    [
+      'a lone surrogate, percent-encoded',
+      basic('client:%ED%A0%80'),
+      'The client secret in HTTP Basic must be valid percent-encoding of UTF-8 text',
+    ],
+    [
+      'a control character',
+      basic('cli\u0007ent:s'),
+      'The client id in HTTP Basic must not contain control characters (other than tab and line breaks)',
+    ],
+    ['bytes that are not UTF-8', basic(Buffer.from([0xff, 0x3a, 0x61])), 'HTTP Basic credentials must be UTF-8 text'],
+    ['base64 that is not canonical (stray bits)', 'Basic Oh==', 'HTTP Basic credentials must be canonical base64'],
+    ['base64 without its padding', 'Basic YTpi0', 'HTTP Basic credentials must be canonical base64'],
+    ['no colon', basic('client'), 'HTTP Basic credentials must be the client id and secret separated by a colon'],
+    ['credentials over 1 KB', basic(`client:${'s'.repeat(2000)}`), 'HTTP Basic credentials must be at most 1024 characters'],
+  ])('%s: invalid_client saying so', async (_what, authorization, description) => {
+    const res = await post('/oauth/token', authorization);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Basic /);
+    expect(await res.json()).toEqual({ error: 'invalid_client', error_description: description });
+  });
+});
+
 describe('logs', () => {
   it('never contain a token, whether sent in a header or in the query string', async () => {
     const { token } = await createUserWithToken(t);
@@ -208,21 +355,6 @@ describe('logs', () => {
 });
 
 describe('security headers', () => {
-  const SECURITY_HEADERS = {
-    'content-security-policy':
-      "default-src 'none';script-src 'self';style-src 'self';img-src 'self' data:;font-src 'self';connect-src 'self';form-action 'self';frame-ancestors 'none';base-uri 'none'",
-    'cross-origin-opener-policy': 'same-origin',
-    'cross-origin-resource-policy': 'same-origin',
-    'origin-agent-cluster': '?1',
-    'referrer-policy': 'same-origin',
-    'x-content-type-options': 'nosniff',
-    'x-dns-prefetch-control': 'off',
-    'x-download-options': 'noopen',
-    'x-frame-options': 'DENY',
-    'x-permitted-cross-domain-policies': 'none',
-    'x-xss-protection': '0',
-  };
-
   it.each([
     ['an API answer', () => graphql(t.url, '{ __typename }')],
     ['a 401', () => graphql(t.url, '{ viewer { id } }')],

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import passport from 'passport';
+import { decodedHeader } from '../errors/header-text.js';
+import { UnstorableTextError } from '../errors/text-input.js';
 import { AuthError } from './auth.errors.js';
 import { CredentialVerifier } from './credential-verifier.js';
 import { Principal } from './principal.js';
@@ -51,8 +53,8 @@ export class RequestAuthenticator {
    */
   authenticate(request: FastifyRequest, options: AuthenticateOptions = {}): Principal | null | Promise<Principal | null> {
     const { headers } = request;
-    const authorization = headers.authorization;
-    const privateToken = headers['private-token'];
+    const authorization = credentialHeader(headers.authorization, 'Authorization');
+    const privateToken = credentialHeader(headers['private-token'], 'Private-Token');
     if (authorization === undefined && privateToken === undefined) {
       if (!options.session || !this.sessions || headers[this.sessions.header] === undefined) return null;
       return this.sessions.verify(request).then(required);
@@ -61,10 +63,28 @@ export class RequestAuthenticator {
     const remembered =
       authorization !== undefined
         ? this.verifier.remembered(bearerToken(authorization) ?? '')
-        : this.verifier.remembered(privateToken as string, SecretPrefix.personalAccessToken);
+        : this.verifier.remembered(privateToken!, SecretPrefix.personalAccessToken);
     if (remembered) return remembered;
     const strategy = authorization !== undefined ? 'bearer' : 'private-token';
     return runStrategy(strategy, { authorization, 'private-token': privateToken }).then(required);
+  }
+}
+
+/**
+ * Far longer than any token Agora issues (a prefix and 43 characters), and than the `Bearer ` before
+ * one: refused without hashing it.
+ */
+const MAX_CREDENTIAL_HEADER_LENGTH = 512;
+
+/** A credential header through the header text boundary: text that fails it is a rejected credential (401). */
+function credentialHeader(value: string | string[] | undefined, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw AuthError.invalidCredentials();
+  try {
+    return decodedHeader(value, name, MAX_CREDENTIAL_HEADER_LENGTH);
+  } catch (err) {
+    if (err instanceof UnstorableTextError) throw AuthError.invalidCredentials();
+    throw err;
   }
 }
 

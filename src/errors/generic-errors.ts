@@ -84,11 +84,26 @@ export function sendUnstorableText(reply: FastifyReply, error: UnstorableTextErr
 }
 
 /**
+ * A request the edge refuses before routing for breaking HTTP itself (an HTTP/1.1 request without
+ * Host, which Node would answer with a bare 400 of its own): answered like Fastify's client errors.
+ */
+export class MalformedRequestError extends Error {
+  readonly statusCode = 400;
+  readonly code = 'AGORA_MALFORMED_REQUEST';
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'MalformedRequestError';
+  }
+}
+
+/**
  * The message of one of Fastify's own client errors (a body that is not valid JSON, too large, of an
  * unsupported media type), which Nest hands over wrapped in an HttpException; these messages say
  * what is wrong with the request and nothing about the server.
  */
 export function fastifyClientError(error: unknown): string | undefined {
+  if (error instanceof MalformedRequestError) return error.message;
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   return typeof code === 'string' && code.startsWith('FST_') && typeof message === 'string' ? message : undefined;
 }

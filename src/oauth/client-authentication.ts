@@ -3,6 +3,8 @@ import { ApplicationEntity } from './application.entity.js';
 import { ApplicationsService } from './applications.service.js';
 import { OAuthError } from './oauth.errors.js';
 import { addressKey } from '../rate-limits/rate-limits.service.js';
+import { formDecodedHeaderText, utf8Text } from '../errors/header-text.js';
+import { UnstorableTextError } from '../errors/text-input.js';
 
 /**
  * The rate-limit budget a client's requests to the token, revocation, introspection and device
@@ -38,21 +40,36 @@ export function readParams(contentType: string | undefined, body: unknown): Toke
   return params;
 }
 
+/** Basic credentials far beyond any client id and secret Agora issues, even percent-encoded, are refused unread. */
+const MAX_BASIC_CREDENTIALS_LENGTH = 1024;
+const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
+
+/**
+ * `Authorization: Basic` client credentials (RFC 7617, RFC 6749 §2.3.1): canonical base64 of UTF-8
+ * text, the client id and the secret each form-urlencoded, through the header text boundary. Anything
+ * else is a failed client authentication: `invalid_client` (401 with the Basic challenge, §5.2).
+ */
 function basicCredentials(authorization: string | undefined): { clientId: string; clientSecret: string } | undefined {
   if (authorization === undefined) return undefined;
-  const match = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(authorization.trim());
+  if (authorization.length > MAX_BASIC_CREDENTIALS_LENGTH)
+    throw new OAuthError('invalid_client', `HTTP Basic credentials must be at most ${MAX_BASIC_CREDENTIALS_LENGTH} characters`);
+  const match = BASIC.exec(authorization);
   if (!match) throw new OAuthError('invalid_client', 'The Authorization header must be HTTP Basic with the client id and secret');
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) throw new OAuthError('invalid_client', 'Malformed HTTP Basic credentials');
+  const encoded = match[1]!;
+  const bytes = Buffer.from(encoded, 'base64');
+  // Buffer.from ignores what it cannot read (bad padding, stray bits): only the one encoding of the bytes is accepted.
+  if (bytes.toString('base64') !== encoded) throw new OAuthError('invalid_client', 'HTTP Basic credentials must be canonical base64');
   try {
-    // RFC 6749 §2.3.1: both parts are form-urlencoded before base64.
+    const decoded = utf8Text(bytes, 'HTTP Basic credentials');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) throw new OAuthError('invalid_client', 'HTTP Basic credentials must be the client id and secret separated by a colon');
     return {
-      clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
-      clientSecret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
+      clientId: formDecodedHeaderText(decoded.slice(0, colon), 'The client id in HTTP Basic', MAX_BASIC_CREDENTIALS_LENGTH),
+      clientSecret: formDecodedHeaderText(decoded.slice(colon + 1), 'The client secret in HTTP Basic', MAX_BASIC_CREDENTIALS_LENGTH),
     };
-  } catch {
-    throw new OAuthError('invalid_client', 'Malformed HTTP Basic credentials');
+  } catch (err) {
+    if (err instanceof UnstorableTextError) throw new OAuthError('invalid_client', err.message);
+    throw err;
   }
 }
 

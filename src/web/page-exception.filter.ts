@@ -67,7 +67,12 @@ export function answerBeforePageHandler(error: unknown, request: FastifyRequest,
 /** The addresses of the APIs: JSON for every client, browsers included. */
 const API_ADDRESS = /^\/(api|graphql|oauth|\.well-known)(\/|$)/;
 
+/** Whether an address that is no route (or not yet known to be one) belongs to the APIs, which answer JSON. */
+export function isApiAddress(path: string): boolean {
+  return API_ADDRESS.test(path);
+}
+
 function isBrowserNavigationOffRoute(request: FastifyRequest): boolean {
   if (request.routeOptions?.url !== undefined || !wantsHtml(request.headers.accept)) return false;
-  return !API_ADDRESS.test(pathOf(request));
+  return !isApiAddress(pathOf(request));
 }

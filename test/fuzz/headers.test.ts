@@ -229,3 +229,53 @@ describe('junk in headers', () => {
     );
   });
 });
+
+/**
+ * Requests the HTTP parser refuses, or that Fastify answers before any route (an unknown method, a
+ * target with a space or a control byte, a malformed header line, a Content-Length that is not a number
+ * or comes with Transfer-Encoding, an Expect, no Host): never a 5xx, always the security headers and a
+ * request id, and the body in the shape of the transport the target names.
+ */
+describe('requests refused before routing', () => {
+  const TARGETS: [string, (request: string, answer: Answer) => void][] = [
+    ['/graphql', expectGraphqlAnswer],
+    ['/oauth/token', expectOAuthClientAnswer],
+    ['/api/events', expectRestAnswer],
+    ['/sign-in', (request, answer) => expectPageAnswer(request, answer, { browser: false })],
+  ];
+  const method = fc.oneof(
+    fc.constantFrom('GET', 'POST', 'FOO', 'get', 'PROPFIND', 'TRACE', 'OPTIONS', 'G\u0000T', 'POST\t', 'BREW', ''),
+    fc.stringMatching(/^[A-Z]{1,12}$/),
+  );
+  const suffix = fc.constantFrom('', '?x=1', ' x', '\t', '\u0001', '#f', '?%zz', '?x=%00', '?q=\u00ff', '\u0000');
+  const framing = fc.subarray(
+    [
+      ['Content-Length', 'abc'],
+      ['Content-Length', '-1'],
+      ['Content-Length', '1, 2'],
+      ['Transfer-Encoding', 'gzip'],
+      ['Expect', 'teapot'],
+      ['Accept', 'text/html'],
+      ['X Bad', 'x'],
+      ['X-Folded', 'a\r\n b'],
+      ['Host', ''],
+    ] as [string, string][],
+    { maxLength: 3 },
+  );
+
+  it.each(TARGETS.map(([path, expect]) => [path, expect] as const))('%s', async (path, expectAnswer) => {
+    await fc.assert(
+      fc.asyncProperty(method, suffix, framing, async (verb, tail, extra) => {
+        const target = `${path}${tail}`;
+        const request = `${verb} ${target} ${JSON.stringify(extra)}`;
+        log.mark();
+        const answer = await sendRaw(t.url, { method: verb, target, headers: extra, body: verb === 'POST' ? 'x' : undefined });
+        // An address that answers other methods says so in the one 405 shape (Allow), whatever its transport.
+        if (answer.status === 404 || answer.status === 405) expectRestAnswer(request, answer);
+        else expectAnswer(request, answer);
+        log.expectNone(request);
+      }),
+      fuzzParameters(0.5),
+    );
+  });
+});

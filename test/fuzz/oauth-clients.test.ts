@@ -114,6 +114,21 @@ const clientParams = (path: string): fc.Arbitrary<[string, string][]> =>
     paramValue,
   );
 
+/**
+ * HTTP Basic credentials broken the ways the header text boundary refuses: a NUL or a control character
+ * in either half (raw or percent-encoded), bytes that are not UTF-8, base64 that is not canonical, no
+ * colon, and far too long. Each must be invalid_client with the Basic challenge, never a 5xx.
+ */
+const malformedBasic: fc.Arbitrary<string> = fc.oneof(
+  fc
+    .tuple(fc.constantFrom('\u0000', '%00', '\u0007', '%1B', '\u007f', '%ED%A0%80', '%zz'), fc.boolean())
+    .map(([bad, inId]) => `Basic ${Buffer.from(inId ? `a${bad}b:secret` : `${world.app.clientId}:s${bad}`, 'utf8').toString('base64')}`),
+  fc.uint8Array({ minLength: 1, maxLength: 48 }).map((bytes) => `Basic ${Buffer.from(bytes).toString('base64')}`),
+  fc.uint8Array({ minLength: 1, maxLength: 48 }).map((bytes) => `Basic ${Buffer.from(bytes).toString('base64').replace(/=+$/, '')}`),
+  fc.constantFrom('Basic ADoA', 'Basic AA==', 'Basic Oh==', 'Basic YTpi0', 'Basic YWJj', 'Basic  Og==', 'BASIC Og=='),
+  fc.integer({ min: 700, max: 40_000 }).map((n) => `Basic ${Buffer.from(`${world.app.clientId}:${'s'.repeat(n)}`).toString('base64')}`),
+);
+
 /** HTTP Basic client credentials, right, wrong or garbled. */
 const authorization = (): fc.Arbitrary<string | Buffer | undefined> =>
   fc.oneof(
@@ -136,6 +151,7 @@ const authorization = (): fc.Arbitrary<string | Buffer | undefined> =>
       'Basic Og==, Basic Og==',
     ),
     hostileText.map((text) => `Basic ${text}`),
+    malformedBasic,
     hostileText.map((text) => Buffer.from(text.replace(/[\r\n]/g, ''), 'utf8')),
     fc.uint8Array({ minLength: 1, maxLength: 40 }).map((bytes) => Buffer.from(bytes.filter((b) => b !== 10 && b !== 13))),
   );
@@ -177,8 +193,8 @@ const clientBody = (path: string) =>
     { weight: 1, arbitrary: hostileText.map((text) => ({ form: false, text, pairs: [] as [string, string][] })) },
   );
 
-describe('client endpoints: token, revoke, introspect', () => {
-  it.each(['/oauth/token', '/oauth/revoke', '/oauth/introspect'])(
+describe('client endpoints: token, revoke, introspect, device authorization', () => {
+  it.each(['/oauth/token', '/oauth/revoke', '/oauth/introspect', '/oauth/device_authorization'])(
     '%s with any parameters, body type and client credentials',
     async (path) => {
       await fc.assert(

@@ -60,17 +60,27 @@ const UNAUTHORIZED = '{"message":"401 Unauthorized"}';
 const INSUFFICIENT_SCOPE = '{"message":"403 Forbidden","error":"insufficient_scope"}';
 
 /**
- * The HTTP parser's own refusals, answered by Node and Fastify's client-error handler before a request
- * exists (a NUL or a bare CR in a header, a space in the target, headers over 16 KB): no route, so
- * no endpoint shape; they are recognised by their exact bodies.
+ * The HTTP parser's own refusals (a NUL or a bare CR in a header, a space in the target, an unknown
+ * method, headers over 16 KB): answered before a request exists (src/web/parser-refusals.ts), in the
+ * shape of the transport the request line names, with 431 or 408 beside the 400s every surface has.
  */
-const PARSER_REFUSALS = new Map([
-  [400, '{"error":"Bad Request","message":"Client Error","statusCode":400}'],
-  [431, '{"error":"Request Header Fields Too Large","message":"Exceeded maximum allowed HTTP header size","statusCode":431}'],
-]);
+const PARSER_STATUSES = new Set([400, 408, 431]);
 
-function isParserRefusal(answer: Answer): boolean {
-  return PARSER_REFUSALS.get(answer.status) === answer.text && answer.headers['x-request-id'] === undefined;
+/**
+ * The security headers and a request id: on every answer, the parser's refusals and the router's
+ * included (helmet's policy, src/web/security-headers.ts; only their presence is checked here).
+ */
+const HOUSE_HEADERS = [
+  'content-security-policy',
+  'x-content-type-options',
+  'x-frame-options',
+  'referrer-policy',
+  'cross-origin-opener-policy',
+  'x-request-id',
+];
+
+export function expectHouseHeaders(surface: string, request: string, answer: Answer): void {
+  for (const name of HOUSE_HEADERS) check(answer.headers[name], surface, `every answer needs ${name}`, request, answer);
 }
 
 /** The contract's exact 401 and 403 bodies and their RFC 6750 challenges (GraphQL, REST, userinfo). */
@@ -127,8 +137,14 @@ export function expectGraphqlAnswer(request: string, answer: Answer): void {
         : '',
   );
   check(answer.status < 500, surface, 'a 5xx', request, answer);
-  if (isParserRefusal(answer)) return;
-  check(GRAPHQL_STATUSES.has(answer.status), surface, `status ${answer.status} is not one GraphQL-over-HTTP allows here`, request, answer);
+  expectHouseHeaders(surface, request, answer);
+  check(
+    GRAPHQL_STATUSES.has(answer.status) || PARSER_STATUSES.has(answer.status),
+    surface,
+    `status ${answer.status} is not one GraphQL-over-HTTP allows here`,
+    request,
+    answer,
+  );
   if (answer.status === 401 || answer.status === 403) return checkAuthFailure(surface, request, answer);
   const type = answer.headers['content-type'] ?? '';
   check(/^application\/(graphql-response\+)?json\b/.test(type), surface, 'a GraphQL answer must be JSON', request, answer);
@@ -167,16 +183,16 @@ export function expectOAuthClientAnswer(request: string, answer: Answer): void {
   const surface = 'OAuth';
   count(surface, answer, isRecord(answer.json) ? `${String(answer.json.error)} ${String(answer.json.error_description).slice(0, 40)}` : '');
   check(answer.status < 500, surface, 'a 5xx', request, answer);
-  if (isParserRefusal(answer)) return;
+  expectHouseHeaders(surface, request, answer);
   check(/^application\/json\b/.test(answer.headers['content-type'] ?? ''), surface, 'an OAuth answer must be JSON', request, answer);
   check(/no-store/.test(answer.headers['cache-control'] ?? ''), surface, 'an OAuth answer must not be stored', request, answer);
   const body = answer.json;
   check(isRecord(body), surface, 'the body must be a JSON object', request, answer);
   if (answer.status === 200) return;
   check(
-    answer.status === 400 || answer.status === 401,
+    answer.status === 400 || answer.status === 401 || PARSER_STATUSES.has(answer.status),
     surface,
-    `status ${answer.status}: RFC 6749 errors are 400 or 401`,
+    `status ${answer.status}: RFC 6749 errors are 400 or 401 (408 or 431 from the HTTP parser)`,
     request,
     answer,
   );
@@ -212,7 +228,8 @@ export function expectUserinfoAnswer(request: string, answer: Answer): void {
   const surface = 'UserInfo';
   count(surface, answer, answer.headers['www-authenticate']);
   check(answer.status < 500, surface, 'a 5xx', request, answer);
-  if (isParserRefusal(answer)) return;
+  expectHouseHeaders(surface, request, answer);
+  if (PARSER_STATUSES.has(answer.status)) return expectRestAnswer(request, answer);
   if (answer.status === 401 || answer.status === 403) return checkAuthFailure(surface, request, answer);
   check(answer.status === 200, surface, `status ${answer.status}`, request, answer);
   check(isRecord(answer.json) && typeof answer.json.sub === 'string', surface, 'claims need sub', request, answer);
@@ -222,6 +239,7 @@ export function expectUserinfoAnswer(request: string, answer: Answer): void {
 export function expectNoServerError(surface: string, request: string, answer: Answer): void {
   count(surface, answer, 'HEAD');
   check(answer.status < 500, surface, 'a 5xx', request, answer);
+  expectHouseHeaders(surface, request, answer);
 }
 
 /** The legacy REST API: 2xx/304 JSON, or `{"message": …}` with `errors` by field, `code` or `error`. */
@@ -229,7 +247,7 @@ export function expectRestAnswer(request: string, answer: Answer): void {
   const surface = 'REST';
   count(surface, answer, isRecord(answer.json) ? (answer.json.code ?? Object.keys(answer.json.errors ?? {}).join(',')) : '');
   check(answer.status < 500, surface, 'a 5xx', request, answer);
-  if (isParserRefusal(answer)) return;
+  expectHouseHeaders(surface, request, answer);
   if (answer.status === 204 || answer.status === 304) return;
   if ((answer.status === 401 || answer.status === 403) && !answer.text.includes('"code"'))
     return checkAuthFailure(surface, request, answer);
@@ -275,8 +293,18 @@ export function expectPageAnswer(request: string, answer: Answer, options: { bro
   const surface = 'Page';
   count(surface, answer, answer.headers.location?.replace(/\?.*/, '?…') ?? /<h1>([^<]*)/.exec(answer.text)?.[1]);
   check(answer.status < 500, surface, 'a 5xx', request, answer);
-  if (isParserRefusal(answer)) return;
-  check(PAGE_STATUSES.has(answer.status), surface, `status ${answer.status} is not a page answer`, request, answer);
+  expectHouseHeaders(surface, request, answer);
+  // Before a request exists the edge knows a page only by the client asking for HTML: a refusal whose
+  // Accept header was junk (or never read) gets the APIs' JSON.
+  if (PARSER_STATUSES.has(answer.status) && /^application\/json\b/.test(answer.headers['content-type'] ?? ''))
+    return expectRestAnswer(request, answer);
+  check(
+    PAGE_STATUSES.has(answer.status) || PARSER_STATUSES.has(answer.status),
+    surface,
+    `status ${answer.status} is not a page answer`,
+    request,
+    answer,
+  );
   if (answer.status === 302 || answer.status === 303) {
     check(answer.headers.location, surface, 'a redirect needs a Location', request, answer);
     return;
