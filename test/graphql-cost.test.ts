@@ -179,4 +179,37 @@ describe('GraphQL cost model', () => {
       process.stdout.write(`${_name}: n=${n} cost=${cost} bytes=${res.text.length} cpu ms=${milliseconds.toFixed(0)}\n`);
     });
   });
+
+  describe('Cache-Control', () => {
+    const query = '{ viewer { id name } }';
+
+    it.each([
+      ['POST with Private-Token', () => graphql(t.url, query, { privateToken: token })],
+      ['POST with Bearer', () => graphql(t.url, query, { bearer: token })],
+      [
+        'GET with Private-Token',
+        () => fetch(`${t.url}/graphql?query=${encodeURIComponent(query)}`, { headers: { 'private-token': token } }),
+      ],
+      [
+        'GET with Bearer',
+        () => fetch(`${t.url}/graphql?query=${encodeURIComponent(query)}`, { headers: { authorization: `Bearer ${token}` } }),
+      ],
+    ])('answers a request with credentials (%s) with Cache-Control: private, no-store', async (_how, send) => {
+      const res = await send();
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('private, no-store');
+    });
+
+    it('answers a refusal by a limit to a request with credentials with Cache-Control: private, no-store too', async () => {
+      const res = await graphql(t.url, `{ ${repeat(3000, () => '__typename')} }`, { privateToken: token });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('cache-control')).toBe('private, no-store');
+    });
+
+    it('gives anonymous answers, public data only, no caching directive', async () => {
+      const res = await fetch(`${t.url}/graphql?query=${encodeURIComponent('{ events(first: 1) { nodes { id } } }')}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBeNull();
+    });
+  });
 });
