@@ -1,5 +1,6 @@
 import { GraphQLSchemaHost } from '@nestjs/graphql';
 import { getIntrospectionQuery, parse } from 'graphql';
+import { DataSource } from 'typeorm';
 import { operationCost } from '../src/graphql/operation-analysis.js';
 import { createOrganizer, insertEvents } from './support/events.js';
 import { createUserWithToken } from './support/fixtures.js';
@@ -178,6 +179,44 @@ describe('GraphQL cost model', () => {
       }
       process.stdout.write(`${_name}: n=${n} cost=${cost} bytes=${res.text.length} cpu ms=${milliseconds.toFixed(0)}\n`);
     });
+  });
+
+  describe('long texts', () => {
+    beforeAll(async () => {
+      // The longest descriptions events may have (a check constraint holds them to 20,000 characters).
+      await t.get(DataSource).query(`UPDATE events SET description = repeat('d', 20000) WHERE title LIKE 'Costly event %'`);
+    });
+
+    it('prices a description by its length: 48 aliased descriptions of 100 events are refused anonymously (they cost 4,901 and would answer 96 MB)', async () => {
+      const query = `{ events(first: 100) { nodes { ${repeat(48, (i) => `d${i}: description`)} } } }`;
+      const res = await graphql(t.url, query, { headers: graphqlResponse });
+      expect(res.status).toBe(400);
+      // 1 + 100 × (nodes 1 + 48 × 20)
+      expect(res.body.errors?.[0]?.extensions).toEqual({
+        code: 'QUERY_TOO_COMPLEX',
+        limit: 'cost',
+        cost: 96_101,
+        maxCost: ANONYMOUS_MAX_COST,
+      });
+    });
+
+    it.each([
+      ['anonymous', ANONYMOUS_MAX_COST, false],
+      ['authenticated', MAX_COST, true],
+    ])(
+      'the costliest document of descriptions (%s) answers at most 1,000 characters per cost point',
+      async (_who, limit, authenticated) => {
+        const document = (n: number) =>
+          `{ events(first: 100) { nodes { ${repeat(n, (i) => `d${i}: description`)} organizer { ${repeat(n, (i) => `o${i}: description`)} } } } }`;
+        const n = largestWithin(limit, 100, document);
+        const cost = costOf(document(n));
+        const { res, milliseconds } = await timed(document(n), authenticated ? { privateToken: token } : {});
+        expect({ status: res.status, errors: res.body.errors }).toEqual({ status: 200, errors: undefined });
+        expect(res.text.length).toBeLessThan(cost * 1000);
+        expect(milliseconds).toBeLessThan(MAX_MILLISECONDS);
+        process.stdout.write(`descriptions (${_who}): n=${n} cost=${cost} bytes=${res.text.length} cpu ms=${milliseconds.toFixed(0)}\n`);
+      },
+    );
   });
 
   describe('Cache-Control', () => {

@@ -7,7 +7,7 @@ import {
   OperationDefinitionNode,
   SelectionSetNode,
 } from 'graphql';
-import { getComplexity, ComplexityEstimator, simpleEstimator } from 'graphql-query-complexity';
+import { directiveEstimator, getComplexity, ComplexityEstimator, simpleEstimator } from 'graphql-query-complexity';
 import { DEFAULT_PAGE_SIZE } from '../database/keyset.js';
 import { CostCeilingReached, IntrospectionCounter, isIntrospectionRoot } from './introspection-cost.js';
 import { MAX_NESTING, MAX_SELECTIONS, QueryLimitError } from './query-limits.js';
@@ -68,7 +68,8 @@ export function measureOperation(operation: OperationDefinitionNode, fragments: 
  * What the server builds for an operation, in points. Fields returning pages (`first`/`last`
  * arguments, or a connection's default page size) cost 1 plus their page size times what each item
  * costs; every other field, `__typename` and each aliased copy included, costs 1 plus its children.
- * `__schema` and `__type` cost what their answer really holds on this schema (introspection-cost.ts).
+ * A field marked `@complexity(value: N)` in the schema (long texts) costs N. `__schema` and `__type`
+ * cost what their answer really holds on this schema (introspection-cost.ts).
  * A field selected twice under one name is answered once but paid twice: the count stays an upper bound.
  */
 function pagedEstimator(introspection: IntrospectionCounter): ComplexityEstimator {
@@ -87,6 +88,9 @@ export interface CostCount {
   /** False when counting stopped past the ceiling: the cost is then at least `cost`. */
   complete: boolean;
 }
+
+/** Fields of long text cost what the schema says (`@complexity(value: N)`: up to N thousand characters). */
+const TEXT_ESTIMATOR = directiveEstimator({ name: 'complexity' });
 
 /**
  * The cost, or undefined when the variables do not fit the operation (execution will report that).
@@ -113,7 +117,7 @@ export function countOperationCost(
       query: document,
       operationName,
       variables,
-      estimators: [pagedEstimator(introspection), simpleEstimator({ defaultComplexity: 1 })],
+      estimators: [pagedEstimator(introspection), TEXT_ESTIMATOR, simpleEstimator({ defaultComplexity: 1 })],
       // measureOperation has refused anything larger; the library's own refusal would be a bare GraphQLError.
       maxQueryNodes: MAX_SELECTIONS + 1,
     });
