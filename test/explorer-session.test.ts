@@ -71,6 +71,12 @@ describe('the API explorer running as the signed-in user', () => {
     expect(res.body.data?.viewer).toEqual({ id: expect.any(String), name: 'Grace Explorer' });
   });
 
+  it('answers the session’s calls with Cache-Control: private, no-store (they carry the user’s data)', async () => {
+    const res = await explorerCall(VIEWER);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
+  });
+
   it('works without Origin and Sec-Fetch-Site too (clients that send neither are held to the token)', async () => {
     const res = await explorerCall(VIEWER, { browser: false });
     expect(res.body.data?.viewer.name).toBe('Grace Explorer');

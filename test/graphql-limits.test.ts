@@ -129,10 +129,11 @@ describe('GraphQL limits', () => {
 
     // 100 spreads of a fragment of 99 fields: 100 + 100 × 99 = 10,000 selections.
     const fragment = `fragment F on Query { ${repeat(99, (i) => `f${i}: __typename`)} }`;
-    const wide = await graphql(t.url, `{ ${repeat(100, () => '...F')} } ${fragment}`, { headers });
+    // Each spread's fields are paid (9,900 points): over the anonymous cost limit, within a token's.
+    const wide = await graphql(t.url, `{ ${repeat(100, () => '...F')} } ${fragment}`, { headers, privateToken: token });
     expect(wide.status).toBe(200);
     expect(Object.keys(wide.body.data ?? {})).toHaveLength(99);
-    const wider = await graphql(t.url, `{ __typename ${repeat(100, () => '...F')} } ${fragment}`, { headers });
+    const wider = await graphql(t.url, `{ __typename ${repeat(100, () => '...F')} } ${fragment}`, { headers, privateToken: token });
     expect(wider.body.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_LARGE', limit: 'selections' });
   });
 

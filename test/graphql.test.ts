@@ -40,10 +40,14 @@ describe('GraphQL endpoint', () => {
     expect(res.body.errors?.[0].message).toMatch(/^Query would cost \d+ points; the limit is 3\./);
   });
 
-  it('does not count introspection against the limits', async () => {
-    const res = await graphql(t.url, '{ __schema { types { name fields { name type { name ofType { name } } } } } }');
+  it('does not count introspection against the depth limit, but prices it by what it answers', async () => {
+    // __type 1, name 1: within the anonymous cost of 2, and no depth at all.
+    const res = await graphql(t.url, '{ __type(name: "Query") { name } }');
     expect(res.status).toBe(200);
-    expect(res.body.data?.__schema.types.length).toBeGreaterThan(5);
+    expect(res.body.data).toEqual({ __type: { name: 'Query' } });
+    const all = await graphql(t.url, '{ __schema { types { name fields { name type { name ofType { name } } } } } }');
+    expect(all.status).toBe(400);
+    expect(all.body.errors?.[0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'cost', maxCost: 2 });
   });
 
   it('takes variables and checks their limits per request', async () => {

@@ -78,6 +78,10 @@ export class GraphqlController {
 
     reply.status(statusFor(response));
     for (const [name, value] of response.headers) reply.header(name, value);
+    // An answer to a caller with credentials may carry what only that caller may read: no cache, shared
+    // or the browser's, keeps it. Anonymous answers hold public data and carry no directive (Apollo's
+    // cache-control plugin is off), so no cache stores them either without a validator or a lifetime.
+    if (context.principal) reply.header('cache-control', 'private, no-store');
     if (response.body.kind === 'complete') {
       await reply.send(response.body.string);
     } else {

@@ -228,7 +228,7 @@ export type Event = Node & {
   slug: Scalars['String']['output'];
   /** Title of the event. */
   title: Scalars['String']['output'];
-  /** Presentation of the event, in plain text. */
+  /** Presentation of the event, in plain text: up to 20,000 characters, so it costs 20 points. */
   description: Scalars['String']['output'];
   /** When the event starts. */
   startsAt: Scalars['DateTime']['output'];
@@ -514,7 +514,7 @@ export type Organizer = Node & {
   slug: Scalars['String']['output'];
   /** Name of the organizer. */
   name: Scalars['String']['output'];
-  /** Longer presentation of the organizer, in plain text. */
+  /** Longer presentation of the organizer, in plain text: up to 5,000 characters, so it costs 5 points. */
   description: Scalars['String']['output'];
   /** Website of the organizer, if any. */
   websiteUrl: Maybe<Scalars['String']['output']>;
@@ -806,7 +806,7 @@ export type TicketType = Node & {
   event: Event;
   /** Name of the ticket type, such as `Early bird`. */
   name: Scalars['String']['output'];
-  /** What the ticket includes, in plain text. */
+  /** What the ticket includes, in plain text: up to 2,000 characters, so it costs 2 points. */
   description: Scalars['String']['output'];
   /** Price of one ticket; an amount of 0 is free. */
   price: Money;
@@ -1095,7 +1095,6 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 export type ResolversTypes = {
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Event: ResolverTypeWrapper<GqlEventModel>;
@@ -1179,13 +1178,13 @@ export type ResolversTypes = {
   RateLimitBudget: RateLimitBudget;
   UpdateViewerProfileInput: UpdateViewerProfileInput;
   UpdateViewerProfilePayload: ResolverTypeWrapper<Omit<UpdateViewerProfilePayload, 'user'> & { user?: Maybe<ResolversTypes['User']> }>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   Query: Record<PropertyKey, never>;
   ID: Scalars['ID']['output'];
-  Int: Scalars['Int']['output'];
   String: Scalars['String']['output'];
   Mutation: Record<PropertyKey, never>;
   Event: GqlEventModel;
@@ -1246,7 +1245,19 @@ export type ResolversParentTypes = {
   RateLimit: RateLimit;
   UpdateViewerProfileInput: UpdateViewerProfileInput;
   UpdateViewerProfilePayload: Omit<UpdateViewerProfilePayload, 'user'> & { user?: Maybe<ResolversParentTypes['User']> };
+  Int: Scalars['Int']['output'];
 };
+
+export type ComplexityDirectiveArgs = {
+  value: Scalars['Int']['input'];
+};
+
+export type ComplexityDirectiveResolver<Result, Parent, ContextType = GraphqlContext, Args = ComplexityDirectiveArgs> = DirectiveResolverFn<
+  Result,
+  Parent,
+  ContextType,
+  Args
+>;
 
 export type QueryResolvers<
   ContextType = GraphqlContext,
@@ -1691,4 +1702,8 @@ export type Resolvers<ContextType = GraphqlContext> = {
   PageInfo?: PageInfoResolvers<ContextType>;
   RateLimit?: RateLimitResolvers<ContextType>;
   UpdateViewerProfilePayload?: UpdateViewerProfilePayloadResolvers<ContextType>;
+};
+
+export type DirectiveResolvers<ContextType = GraphqlContext> = {
+  complexity?: ComplexityDirectiveResolver<any, any, ContextType>;
 };

@@ -7,8 +7,9 @@ import {
   OperationDefinitionNode,
   SelectionSetNode,
 } from 'graphql';
-import { getComplexity, ComplexityEstimator, simpleEstimator } from 'graphql-query-complexity';
+import { directiveEstimator, getComplexity, ComplexityEstimator, simpleEstimator } from 'graphql-query-complexity';
 import { DEFAULT_PAGE_SIZE } from '../database/keyset.js';
+import { CostCeilingReached, IntrospectionCounter, isIntrospectionRoot } from './introspection-cost.js';
 import { MAX_NESTING, MAX_SELECTIONS, QueryLimitError } from './query-limits.js';
 
 export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
@@ -64,36 +65,75 @@ export function measureOperation(operation: OperationDefinitionNode, fragments: 
 }
 
 /**
- * Fields returning pages (`first`/`last` arguments, or a connection's default page size) cost their
- * page size times what each item costs;
- * every other field costs 1 plus its children. Introspection is free.
+ * What the server builds for an operation, in points. Fields returning pages (`first`/`last`
+ * arguments, or a connection's default page size) cost 1 plus their page size times what each item
+ * costs; every other field, `__typename` and each aliased copy included, costs 1 plus its children.
+ * A field marked `@complexity(value: N)` in the schema (long texts) costs N. `__schema` and `__type`
+ * cost what their answer really holds on this schema (introspection-cost.ts).
+ * A field selected twice under one name is answered once but paid twice: the count stays an upper bound.
  */
-const pagedEstimator: ComplexityEstimator = ({ args, childComplexity, field }) => {
-  if (field.name.startsWith('__')) return 0;
-  const isConnection = getNamedType(field.type).name.endsWith('Connection');
-  const size = Number(args.first ?? args.last ?? (isConnection ? DEFAULT_PAGE_SIZE : NaN));
-  return Number.isFinite(size) && size > 0 ? 1 + size * childComplexity : undefined;
-};
+function pagedEstimator(introspection: IntrospectionCounter): ComplexityEstimator {
+  return ({ args, childComplexity, field, node, type }) => {
+    if (isIntrospectionRoot(field)) return introspection.count(node);
+    // Inside `__schema`/`__type`, counted above.
+    if (isMetaField(type.name)) return 0;
+    const isConnection = getNamedType(field.type).name.endsWith('Connection');
+    const size = Number(args.first ?? args.last ?? (isConnection ? DEFAULT_PAGE_SIZE : NaN));
+    return Number.isFinite(size) && size > 0 ? 1 + size * childComplexity : undefined;
+  };
+}
 
-/** The cost, or undefined when the variables do not fit the operation (execution will report that). */
+export interface CostCount {
+  cost: number;
+  /** False when counting stopped past the ceiling: the cost is then at least `cost`. */
+  complete: boolean;
+}
+
+/** Fields of long text cost what the schema says (`@complexity(value: N)`: up to N thousand characters). */
+const TEXT_ESTIMATOR = directiveEstimator({ name: 'complexity' });
+
+/**
+ * The cost, or undefined when the variables do not fit the operation (execution will report that).
+ * Counting introspection stops past `ceiling` (the largest cost limit): the count is then
+ * `ceiling + 1` and incomplete, a cost refused whoever asks.
+ */
+export function countOperationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+  variables: Record<string, unknown> | undefined,
+  ceiling = Infinity,
+): CostCount | undefined {
+  const operation = document.definitions.find(
+    (d): d is OperationDefinitionNode =>
+      d.kind === 'OperationDefinition' && (operationName === undefined || d.name?.value === operationName),
+  );
+  const coerced = getVariableValues(schema, operation?.variableDefinitions ?? [], variables ?? {});
+  if (coerced.errors) return undefined;
+  const introspection = new IntrospectionCounter(schema, fragmentsOf(document), coerced.coerced, ceiling);
+  try {
+    const cost = getComplexity({
+      schema,
+      query: document,
+      operationName,
+      variables,
+      estimators: [pagedEstimator(introspection), TEXT_ESTIMATOR, simpleEstimator({ defaultComplexity: 1 })],
+      // measureOperation has refused anything larger; the library's own refusal would be a bare GraphQLError.
+      maxQueryNodes: MAX_SELECTIONS + 1,
+    });
+    return { cost, complete: true };
+  } catch (error) {
+    if (error instanceof CostCeilingReached) return { cost: error.ceiling + 1, complete: false };
+    throw error;
+  }
+}
+
+/** The cost alone, counted completely. */
 export function operationCost(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | undefined,
   variables: Record<string, unknown> | undefined,
 ): number | undefined {
-  const operation = document.definitions.find(
-    (d): d is OperationDefinitionNode =>
-      d.kind === 'OperationDefinition' && (operationName === undefined || d.name?.value === operationName),
-  );
-  if (operation && getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}).errors) return undefined;
-  return getComplexity({
-    schema,
-    query: document,
-    operationName,
-    variables,
-    estimators: [pagedEstimator, simpleEstimator({ defaultComplexity: 1 })],
-    // measureOperation has refused anything larger; the library's own refusal would be a bare GraphQLError.
-    maxQueryNodes: MAX_SELECTIONS + 1,
-  });
+  return countOperationCost(schema, document, operationName, variables)?.cost;
 }

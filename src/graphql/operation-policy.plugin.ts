@@ -7,7 +7,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import { COST_PER_RATE_LIMIT_POINT, type AppConfig } from '../config/config.schema.js';
 import { Metrics } from '../metrics/metrics.js';
 import { GraphqlContext } from './graphql-context.js';
-import { fragmentsOf, isMetaField, measureOperation, operationCost } from './operation-analysis.js';
+import { CostCount, countOperationCost, fragmentsOf, isMetaField, measureOperation } from './operation-analysis.js';
 import { PublicFieldsRegistry } from './public-fields.registry.js';
 import { RATE_LIMITED_CODE } from './graphql-errors.js';
 import { QueryLimitError } from './query-limits.js';
@@ -21,7 +21,7 @@ interface OperationAnalysis {
   dataFields: string[];
   depth: number;
   /** Undefined when the variables do not fit; the operation then fails in execution, unrun. */
-  cost: number | undefined;
+  cost: CostCount | undefined;
 }
 
 /** What does not depend on the variables, and the costs seen so far by the values of those that count. */
@@ -29,7 +29,7 @@ interface CachedOperation {
   shape: Omit<OperationAnalysis, 'cost'>;
   /** The variables the cost depends on: page sizes (`first`, `last`) and `@skip`/`@include` conditions. */
   costVariables: string[];
-  costs: Map<string, number>;
+  costs: Map<string, CostCount>;
 }
 
 /** Costs kept per operation, by the values of its cost variables (a client paging through a list repeats them). */
@@ -50,12 +50,16 @@ export function rateLimitPoints(cost: number | undefined): number {
 @Injectable()
 export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext> {
   private readonly analyses = new WeakMap<DocumentNode, Map<string, CachedOperation>>();
+  /** Costs are kept for every caller: counting stops past the largest limit, which refuses them all. */
+  private readonly costCeiling: number;
 
   constructor(
     private readonly publicFields: PublicFieldsRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
-  ) {}
+  ) {
+    this.costCeiling = Math.max(config.graphql.limits.authenticated.maxCost, config.graphql.limits.anonymous.maxCost);
+  }
 
   async requestDidStart(): Promise<GraphQLRequestListener<GraphqlContext>> {
     return {
@@ -81,11 +85,12 @@ export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext>
 
         const limits = principal ? this.config.graphql.limits.authenticated : this.config.graphql.limits.anonymous;
         if (analysis.depth > limits.maxDepth) throw QueryLimitError.tooDeep(analysis.depth, limits.maxDepth);
-        if (analysis.cost !== undefined && analysis.cost > limits.maxCost) throw QueryLimitError.tooCostly(analysis.cost, limits.maxCost);
+        if (analysis.cost && analysis.cost.cost > limits.maxCost)
+          throw QueryLimitError.tooCostly(analysis.cost.cost, limits.maxCost, analysis.cost.complete);
 
         const budget = contextValue.budget;
         if (!budget) return;
-        const pending = budget.charge(rateLimitPoints(analysis.cost));
+        const pending = budget.charge(rateLimitPoints(analysis.cost?.cost));
         if (pending) await pending;
         // GraphqlController answers the refusal (429, Retry-After); this stops the operation from running.
         if (budget.refusal)
@@ -126,17 +131,24 @@ export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext>
     const costKey = JSON.stringify(cached.costVariables.map((name) => variables?.[name]));
     let cost = cached.costs.get(costKey);
     if (cost === undefined) {
-      cost = operationCost(schema, document, operation.name?.value, variables);
+      cost = countOperationCost(schema, document, operation.name?.value, variables, this.costCeiling);
       if (cost !== undefined && cached.costs.size < MAX_COSTS_PER_OPERATION) cached.costs.set(costKey, cost);
     }
     return { ...cached.shape, cost };
   }
 }
 
-/** Variables that can change an operation's cost: page sizes and the conditions of `@skip`/`@include`. */
+/**
+ * Variables that can change an operation's cost: page sizes and the conditions of `@skip`/`@include`,
+ * and any argument of a document that introspects (`__type(name:)`, `includeDeprecated`…).
+ */
 function costVariables(document: DocumentNode): string[] {
   const names = new Set<string>();
+  let introspects = false;
   visit(document, {
+    Field(field) {
+      if (field.name.value === '__schema' || field.name.value === '__type') introspects = true;
+    },
     Argument(argument, _key, _parent, _path, ancestors) {
       if (argument.value.kind !== Kind.VARIABLE) return;
       const owner = ancestors[ancestors.length - 1] as ASTNode | readonly ASTNode[];
@@ -144,5 +156,6 @@ function costVariables(document: DocumentNode): string[] {
       if (inDirective || argument.name.value === 'first' || argument.name.value === 'last') names.add(argument.value.name.value);
     },
   });
+  if (introspects) visit(document, { Variable: (variable) => void names.add(variable.name.value) });
   return [...names].sort();
 }

@@ -69,11 +69,13 @@ export class QueryLimitError extends GraphQLError {
     });
   }
 
-  static tooCostly(cost: number, maxCost: number): QueryLimitError {
+  /** `counted`: false when counting may have stopped at `cost`, one past every limit (operationCost). */
+  static tooCostly(cost: number, maxCost: number, counted = true): QueryLimitError {
     return new QueryLimitError(
       'QUERY_TOO_COMPLEX',
       'cost',
-      `Query would cost ${cost} points; the limit is ${maxCost}. Ask for fewer items per page or fewer fields.`,
+      `Query would cost ${counted ? '' : 'at least '}${cost} points; the limit is ${maxCost}. ` +
+        'Ask for fewer items per page, fewer fields or fewer aliases.',
       { cost, maxCost },
     );
   }

@@ -2,8 +2,14 @@ import fc from 'fast-check';
 import { startTestApp, TestApp } from '../support/test-app.js';
 import { junk, toJson, urlEncoding, encodeComponent, deeplyNested } from './support/encoding.js';
 import { ErrorLog, printTally, expectGraphqlAnswer } from './support/expectations.js';
-import { garbledDocument, GeneratedOperation, schemaOperation, structuralDocument } from './support/graphql-documents.js';
-import { sendRaw } from './support/raw-http.js';
+import {
+  aliasedIntrospection,
+  garbledDocument,
+  GeneratedOperation,
+  schemaOperation,
+  structuralDocument,
+} from './support/graphql-documents.js';
+import { Answer, sendRaw } from './support/raw-http.js';
 import { fuzzParameters } from './support/settings.js';
 import { hostileText, hugeText } from './support/text.js';
 import { buildWorld, World } from './support/world.js';
@@ -44,7 +50,7 @@ const accept = fc.constantFrom(
   'application/json; charset=latin1',
 );
 
-async function post(who: Caller, body: string, headers: [string, string][] = []): Promise<string> {
+async function post(who: Caller, body: string, headers: [string, string][] = []): Promise<{ request: string; answer: Answer }> {
   const request = `POST /graphql as ${who} ${JSON.stringify(headers)} ${body.slice(0, 1500)}`;
   log.mark();
   const answer = await sendRaw(t.url, {
@@ -55,7 +61,7 @@ async function post(who: Caller, body: string, headers: [string, string][] = [])
   });
   expectGraphqlAnswer(request, answer);
   log.expectNone(request);
-  return request;
+  return { request, answer };
 }
 
 function envelope(operation: GeneratedOperation): string {
@@ -105,6 +111,36 @@ describe('documents that are not what the schema expects', () => {
     await fc.assert(
       fc.asyncProperty(caller, structuralDocument, async (who, operation) => {
         await post(who, envelope(operation));
+      }),
+      fuzzParameters(),
+    );
+  });
+});
+
+describe('aliased introspection', () => {
+  // Refused by a limit (BAD_REQUEST: a body over 1 MB), or admitted within the bounds
+  // docs/graphql-over-http.md states for what the cost limits admit: at most 40 bytes of
+  // answer per cost point, and CPU time well under a second (the server runs in this process).
+  const maxCost = (who: Caller) =>
+    who === 'anonymous' ? t.config.graphql.limits.anonymous.maxCost : t.config.graphql.limits.authenticated.maxCost;
+
+  it('is refused or answered within the bounds of the cost limits, never a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(caller, aliasedIntrospection, async (who, operation) => {
+        const started = process.cpuUsage();
+        const { request, answer } = await post(who, envelope(operation));
+        const used = process.cpuUsage(started);
+        const body = answer.json as { errors?: { extensions?: { code?: string } }[] } | undefined;
+        const summary = { request: request.slice(0, 300), status: answer.status, code: body?.errors?.[0]?.extensions?.code };
+        if (answer.status !== 200 || body?.errors) {
+          expect(summary).toEqual({
+            ...summary,
+            code: expect.stringMatching(/^(QUERY_TOO_(LARGE|DEEP|COMPLEX)|GRAPHQL_VALIDATION_FAILED|BAD_REQUEST)$/),
+          });
+          return;
+        }
+        expect({ ...summary, bytes: answer.text.length <= 40 * maxCost(who) }).toEqual({ ...summary, bytes: true });
+        expect({ ...summary, cpuMs: (used.user + used.system) / 1000 < 1000 }).toEqual({ ...summary, cpuMs: true });
       }),
       fuzzParameters(),
     );

@@ -436,3 +436,58 @@ export const structuralDocument: fc.Arbitrary<GeneratedOperation> = fc.oneof(
     )
     .map((query) => ({ query, variables: {} })),
 );
+
+/** Selections of introspection's `__Type`, small and large, each a candidate for aliases and repeats. */
+const TYPE_SELECTIONS = [
+  'name',
+  'kind',
+  '__typename',
+  'description',
+  'fields { name }',
+  'fields(includeDeprecated: true) { name args { name type { name } } }',
+  'fields { type { kind name ofType { kind name ofType { name } } } }',
+  'fields { type { ofType { fields { name description } } } }',
+  'inputFields { name defaultValue }',
+  'enumValues(includeDeprecated: true) { name isDeprecated }',
+  'interfaces { name possibleTypes { name } }',
+  'possibleTypes { name interfaces { name } }',
+  '...T',
+  '... on __Type { name fields { name } }',
+  'ofType { name }',
+];
+
+/**
+ * Aliased introspection as an attacker writes it: `__schema` and `__type` roots repeated under
+ * aliases, their `__Type` selections aliased again, through a named fragment spread many times,
+ * inline fragments and `@include`. The cost model prices each by what it answers; the caller of this
+ * checks that whatever is admitted stays within the bounds the cost limits state.
+ */
+export const aliasedIntrospection: fc.Arbitrary<GeneratedOperation> = fc
+  .record({
+    roots: fc.oneof(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 700 })),
+    root: fc.constantFrom(
+      '__schema { types { %T } }',
+      '__type(name: "Event") { %T }',
+      '__schema { queryType { %T } }',
+      '__type(name: "Query") { fields { type { %T } } }',
+    ),
+    selections: fc.array(fc.constantFrom(...TYPE_SELECTIONS), { minLength: 1, maxLength: 6 }),
+    aliases: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 20 })),
+    fragment: fc.array(fc.constantFrom(...TYPE_SELECTIONS.filter((s) => s !== '...T')), { minLength: 1, maxLength: 4 }),
+    include: fc.boolean(),
+  })
+  .map(({ roots, root, selections, aliases, fragment, include }) => {
+    const inner = selections.flatMap((selection, i) =>
+      Array.from({ length: selection.startsWith('...') ? 1 : aliases }, (_, j) =>
+        selection.startsWith('...') ? selection : `s${i}_${j}: ${selection}`,
+      ),
+    );
+    const body = root.replace('%T', inner.join(' '));
+    const condition = include ? ' @include(if: $on)' : '';
+    const rootsText = Array.from({ length: roots }, (_, i) => `r${i}: ${body.replace(' {', `${condition} {`)}`).join(' ');
+    const usesFragment = inner.includes('...T');
+    return {
+      query: `query${include ? '($on: Boolean!)' : ''} { ${rootsText} }${usesFragment ? ` fragment T on __Type { ${fragment.join(' ')} }` : ''}`,
+      variables: include ? { on: true } : {},
+    };
+  });
