@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { PURGE_BATCH_SIZE } from '../src/database/batched-purge.js';
 import { HousekeepingService } from '../src/housekeeping/housekeeping.service.js';
 import { ApplicationsService } from '../src/oauth/applications.service.js';
 import { Browser, signIn } from './support/browser.js';
@@ -229,4 +230,31 @@ describe('unclaimed applications (dynamic client registration)', () => {
     expect(await count('oauth_applications WHERE owner_id IS NULL')).toBeLessThan(t.config.oauth.unclaimedApplicationsMax);
     expect(await registerUnclaimed()).toMatchObject({ status: 201 });
   });
+});
+
+it('works through a backlog larger than one purge statement deletes, in batches', async () => {
+  const user = await createUser(t);
+  const backlog = PURGE_BATCH_SIZE * 2 + 1;
+  const expired = new Date(t.clock.now().getTime() - 1000);
+  await t.get(DataSource).query(
+    `INSERT INTO sessions (token_hash, user_id, auth_time, expires_at)
+       SELECT encode(sha256(('backlog-' || n)::bytea), 'hex'), $1, $2, $2 FROM generate_series(1, $3) AS n`,
+    [user.id, expired, backlog],
+  );
+  const logger = t.get(DataSource).logger;
+  const original = logger.logQuery.bind(logger);
+  const deletes: string[] = [];
+  logger.logQuery = (sql, ...rest) => {
+    if (/DELETE FROM sessions/.test(sql)) deletes.push(sql);
+    return original(sql, ...rest);
+  };
+  try {
+    const purged = await t.get(HousekeepingService).run();
+    expect(purged?.sessions).toBe(backlog);
+  } finally {
+    logger.logQuery = original;
+  }
+  // Three statements of at most a batch each (the last one finds a single row), never one for them all.
+  expect(deletes).toHaveLength(3);
+  expect(await count(`sessions WHERE user_id = '${user.id}'`)).toBe(0);
 });

@@ -5,6 +5,7 @@ import { EntityManager, IsNull, Repository } from 'typeorm';
 import { CredentialVerifier } from '../auth/credential-verifier.js';
 import { generateSecret, hashSecret, SecretPrefix } from '../auth/secret-token.js';
 import { Clock } from '../clock/clock.js';
+import { PURGE_BATCH_SIZE } from '../database/batched-purge.js';
 import { PreparedStatements, Statement } from '../database/prepared-statements.js';
 import { isUuid } from '../database/uuid.js';
 import { AccessTokenEntity } from './access-token.entity.js';
@@ -138,9 +139,14 @@ export class ApplicationsService {
    * Returns how many were deleted.
    */
   async purgeUnusedUnclaimed(registeredBefore: Date): Promise<number> {
-    const rows = (await this.applications.query(PURGE_UNUSED_UNCLAIMED, [registeredBefore])) as { id: string }[];
-    if (rows.length > 0) await this.credentials.forgetCredentials(rows.map((row) => row.id));
-    return rows.length;
+    let total = 0;
+    // In batches, as purgeInBatches does, each statement short enough for the statement timeout.
+    for (;;) {
+      const rows = (await this.applications.query(PURGE_UNUSED_UNCLAIMED, [registeredBefore, PURGE_BATCH_SIZE])) as { id: string }[];
+      if (rows.length > 0) await this.credentials.forgetCredentials(rows.map((row) => row.id));
+      total += rows.length;
+      if (rows.length < PURGE_BATCH_SIZE) return total;
+    }
   }
 
   async findByClientId(clientId: string): Promise<ApplicationEntity | null> {
@@ -226,7 +232,7 @@ export const NEVER_USED = `NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.appl
           AND NOT EXISTS (SELECT 1 FROM oauth_device_authorizations d WHERE d.application_id = a.id)`;
 
 /**
- * One statement. SKIP LOCKED passes over an application whose first code, grant or token is being
+ * One statement per batch of at most $2. SKIP LOCKED passes over an application whose first code, grant or token is being
  * written at this moment (the foreign key check holds a lock on its row), so that use wins; the next
  * run then sees it used. A first use that commits between this statement's snapshot and its lock is
  * not seen, and is deleted with the application (or, the other way round, fails on the foreign key):
@@ -240,6 +246,7 @@ const PURGE_UNUSED_UNCLAIMED = `
         WHERE a.owner_id IS NULL
           AND a.created_at <= $1
           AND ${NEVER_USED}
+        LIMIT $2
           FOR UPDATE SKIP LOCKED)
     RETURNING id)
   SELECT id FROM purged`;

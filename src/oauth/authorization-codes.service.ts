@@ -5,8 +5,8 @@ import { Repository } from 'typeorm';
 import { hashSecret } from '../auth/secret-token.js';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { purgeInBatches, RunStatement } from '../database/batched-purge.js';
 import type { AppConfig } from '../config/config.schema.js';
-import { AccessTokenEntity } from './access-token.entity.js';
 import { AuthorizationCodeEntity } from './authorization-code.entity.js';
 import { AuthorizationRequest } from './authorization-request.js';
 
@@ -48,14 +48,10 @@ export class AuthorizationCodesService {
    */
   async purgeExpired(): Promise<{ codes: number; accessTokens: number }> {
     const before = new Date(this.clock.now().getTime() - RETENTION_MS);
-    const codes = await this.codes.createQueryBuilder().delete().where('expires_at <= :before', { before }).execute();
-    const tokens = await this.codes.manager
-      .createQueryBuilder()
-      .delete()
-      .from(AccessTokenEntity)
-      .where('expires_at <= :before', { before })
-      .execute();
-    return { codes: codes.affected ?? 0, accessTokens: tokens.affected ?? 0 };
+    const run: RunStatement = (text, values) => this.codes.query(text, values);
+    const codes = await purgeInBatches(run, 'oauth_authorization_codes', 't.expires_at <= $1', [before]);
+    const accessTokens = await purgeInBatches(run, 'oauth_access_tokens', 't.expires_at <= $1', [before]);
+    return { codes, accessTokens };
   }
 }
 

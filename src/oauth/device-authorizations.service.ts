@@ -4,6 +4,7 @@ import { QueryFailedError, Repository } from 'typeorm';
 import { generateSecret, hashSecret, SecretPrefix } from '../auth/secret-token.js';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { purgeInBatches } from '../database/batched-purge.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { ApplicationEntity } from './application.entity.js';
 import type { TokenRequestParams } from './client-authentication.js';
@@ -130,8 +131,9 @@ export class DeviceAuthorizationsService {
    */
   async purgeExpired(): Promise<number> {
     const before = new Date(this.clock.now().getTime() - RETENTION_MS);
-    const result = await this.devices.createQueryBuilder().delete().where('expires_at <= :before', { before }).execute();
-    return result.affected ?? 0;
+    return purgeInBatches((text, values) => this.devices.query(text, values), 'oauth_device_authorizations', 't.expires_at <= $1', [
+      before,
+    ]);
   }
 }
 

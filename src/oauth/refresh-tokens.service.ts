@@ -4,6 +4,7 @@ import { generateSecret, hashSecret, isWellFormedSecret, SecretPrefix } from '..
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
+import { purgeInBatches } from '../database/batched-purge.js';
 import { PreparedStatements, Statement } from '../database/prepared-statements.js';
 import { AccessTokensService } from './access-tokens.service.js';
 
@@ -172,8 +173,7 @@ export class RefreshTokensService {
    */
   async purgeExpired(): Promise<number> {
     const before = new Date(this.clock.now().getTime() - RETENTION_MS);
-    const [row] = await this.statements.query<{ purged: number }>(PURGE, [before]);
-    return row?.purged ?? 0;
+    return purgeInBatches((text, values) => this.statements.run(text, values), 'oauth_refresh_tokens', ENDED_FAMILY, [before]);
   }
 
   private async reused(familyId: string): Promise<Rotation> {
@@ -313,14 +313,8 @@ const REVOKE_FOR_USER_AND_APPLICATION: Statement = {
          SELECT access_token_id FROM revoked`,
 };
 
-const PURGE: Statement = {
-  name: 'oauth_purge_refresh_tokens',
-  text: `WITH purged AS (
-           DELETE FROM oauth_refresh_tokens r
-            WHERE NOT EXISTS (
-              SELECT 1 FROM oauth_refresh_tokens f
-               WHERE f.family_id = r.family_id
-                 AND ((f.used_at IS NULL AND f.revoked_at IS NULL AND f.expires_at > $1) OR f.revoked_at > $1))
-           RETURNING r.id)
-         SELECT count(*)::int AS purged FROM purged`,
-};
+/** A token (`t`) of a family with no live token left and nothing revoked after $1. */
+const ENDED_FAMILY = `NOT EXISTS (
+    SELECT 1 FROM oauth_refresh_tokens f
+     WHERE f.family_id = t.family_id
+       AND ((f.used_at IS NULL AND f.revoked_at IS NULL AND f.expires_at > $1) OR f.revoked_at > $1))`;

@@ -3,6 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { DataSource, MoreThan, Repository } from 'typeorm';
 import { hashSecret } from '../auth/secret-token.js';
+import { purgeInBatches } from '../database/batched-purge.js';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
@@ -78,8 +79,7 @@ export class SessionsService {
 
   /** Deletes sessions past their expiry; returns how many. */
   async purgeExpired(): Promise<number> {
-    const result = await this.sessions.createQueryBuilder().delete().where('expires_at <= :now', { now: this.clock.now() }).execute();
-    return result.affected ?? 0;
+    return purgeInBatches((text, values) => this.sessions.query(text, values), 'sessions', 't.expires_at <= $1', [this.clock.now()]);
   }
 
   /** The user's sessions that still work, most recently active first. */

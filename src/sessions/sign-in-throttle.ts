@@ -3,6 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, MoreThan, Repository } from 'typeorm';
 import { Clock } from '../clock/clock.js';
+import { purgeInBatches } from '../database/batched-purge.js';
 import { UserError } from '../users/users.errors.js';
 import { SignInFailureEntity } from './sign-in-failure.entity.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -148,18 +149,12 @@ export class SignInThrottle {
 
   async purgeExpired(): Promise<number> {
     const now = this.clock.now().getTime();
-    const result = await this.failures
-      .createQueryBuilder()
-      .delete()
-      .where(
-        `(subject ~ '^signup(-failed)?:' AND created_at <= :signUps) OR (subject !~ '^signup(-failed)?:' AND created_at <= :failures)`,
-        {
-          signUps: new Date(now - SIGN_UP_LIMIT.windowMs),
-          failures: new Date(now - WINDOW_MS),
-        },
-      )
-      .execute();
-    return result.affected ?? 0;
+    return purgeInBatches(
+      (text, values) => this.failures.query(text, values),
+      'sign_in_failures',
+      `((t.subject ~ '^signup(-failed)?:' AND t.created_at <= $1) OR (t.subject !~ '^signup(-failed)?:' AND t.created_at <= $2))`,
+      [new Date(now - SIGN_UP_LIMIT.windowMs), new Date(now - WINDOW_MS)],
+    );
   }
 
   /**
