@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
-import { createUserWithToken } from './support/fixtures.js';
+import { createUser, createUserWithToken } from './support/fixtures.js';
+import { registerApp } from './support/oauth.js';
 import { graphql } from './support/http.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -330,7 +331,8 @@ describe('HTTP Basic client credentials pass the header text boundary', () => {
     ],
     ['bytes that are not UTF-8', basic(Buffer.from([0xff, 0x3a, 0x61])), 'HTTP Basic credentials must be UTF-8 text'],
     ['base64 that is not canonical (stray bits)', 'Basic Oh==', 'HTTP Basic credentials must be canonical base64'],
-    ['base64 without its padding', 'Basic YTpi0', 'HTTP Basic credentials must be canonical base64'],
+    ['base64 of a length no bytes have', 'Basic YTpi0', 'HTTP Basic credentials must be canonical base64'],
+    ['base64 with wrong padding', 'Basic YTpiYw=', 'HTTP Basic credentials must be canonical base64'],
     ['no colon', basic('client'), 'HTTP Basic credentials must be the client id and secret separated by a colon'],
     ['credentials over 1 KB', basic(`client:${'s'.repeat(2000)}`), 'HTTP Basic credentials must be at most 1024 characters'],
   ])('%s: invalid_client saying so', async (_what, authorization, description) => {
@@ -338,6 +340,23 @@ describe('HTTP Basic client credentials pass the header text boundary', () => {
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Basic /);
     expect(await res.json()).toEqual({ error: 'invalid_client', error_description: description });
+  });
+
+  it('accepts the credentials with or without their base64 padding', async () => {
+    const owner = await createUser(t);
+    const app = await registerApp(t, owner.id);
+    // The same client id with its first n characters percent-encoded (2 more bytes each): of three lengths
+    // in a row, at least one is not a multiple of 3, so its base64 has padding.
+    const percentEncoded = (n: number) =>
+      [...app.clientId.slice(0, n)].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('') + app.clientId.slice(n);
+    const encoded = [0, 1, 2]
+      .map((n) => Buffer.from(`${percentEncoded(n)}:${app.clientSecret}`).toString('base64'))
+      .find((text) => text.endsWith('='))!;
+    for (const authorization of [`Basic ${encoded}`, `Basic ${encoded.replace(/=+$/, '')}`]) {
+      const res = await post('/oauth/token', authorization);
+      // Past client authentication: the made-up code is what is refused.
+      expect([res.status, ((await res.json()) as { error: string }).error]).toEqual([400, 'invalid_grant']);
+    }
   });
 });
 

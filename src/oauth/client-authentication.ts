@@ -45,7 +45,7 @@ const MAX_BASIC_CREDENTIALS_LENGTH = 1024;
 const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
 
 /**
- * `Authorization: Basic` client credentials (RFC 7617, RFC 6749 §2.3.1): canonical base64 of UTF-8
+ * `Authorization: Basic` client credentials (RFC 7617, RFC 6749 §2.3.1): canonical base64 (padding optional) of UTF-8
  * text, the client id and the secret each form-urlencoded, through the header text boundary. Anything
  * else is a failed client authentication: `invalid_client` (401 with the Basic challenge, §5.2).
  */
@@ -57,8 +57,11 @@ function basicCredentials(authorization: string | undefined): { clientId: string
   if (!match) throw new OAuthError('invalid_client', 'The Authorization header must be HTTP Basic with the client id and secret');
   const encoded = match[1]!;
   const bytes = Buffer.from(encoded, 'base64');
-  // Buffer.from ignores what it cannot read (bad padding, stray bits): only the one encoding of the bytes is accepted.
-  if (bytes.toString('base64') !== encoded) throw new OAuthError('invalid_client', 'HTTP Basic credentials must be canonical base64');
+  // Buffer.from ignores what it cannot read (bad padding, stray bits): only the one encoding of the bytes is
+  // accepted, with or without its padding (some clients leave it out).
+  const canonical = bytes.toString('base64');
+  if (encoded !== canonical && encoded !== canonical.replace(/=+$/, ''))
+    throw new OAuthError('invalid_client', 'HTTP Basic credentials must be canonical base64');
   try {
     const decoded = utf8Text(bytes, 'HTTP Basic credentials');
     const colon = decoded.indexOf(':');

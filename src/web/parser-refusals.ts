@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { statusMessage } from '../errors/generic-errors.js';
 import { errorPage, wantsHtml } from './error-pages.js';
 import { isApiAddress } from './page-exception.filter.js';
 
@@ -89,7 +90,7 @@ function body(shape: Shape, status: number, detail: string, requestId: string): 
     case 'html':
       return { type: 'text/html; charset=utf-8', text: errorPage(status, requestId) };
     default:
-      return { type: json, text: JSON.stringify({ message: `${status} ${STATUS_CODES[status]}`, error: detail }) };
+      return { type: json, text: JSON.stringify({ message: statusMessage(status), error: detail }) };
   }
 }
 
