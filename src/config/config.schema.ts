@@ -244,8 +244,8 @@ export interface AppConfig {
   rateLimits?: {
     windowSeconds: number;
     /**
-     * Per user (all their personal tokens and their explorer session), and per user and OAuth application
-     * (that application's access tokens), on /graphql, /api/ and /oauth/userinfo.
+     * Per user (every credential: personal tokens, the explorer session, every OAuth application's access
+     * tokens), on /graphql, /api/ and /oauth/userinfo.
      */
     tokenPoints: number;
     /** Per address (an IPv6 address by its /64) for anonymous callers of /graphql, /api/ and /oauth/userinfo. */
