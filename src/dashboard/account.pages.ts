@@ -63,8 +63,8 @@ export function accountPage(o: AccountPageOptions): string {
         expires.
       </p>
       <p class="lead" id="token-limit">
-        You can have up to ${o.maxTokens} active tokens (you have ${o.activeTokens}). All of them share one API rate limit, so more tokens do
-        not allow more requests.
+        You can have up to ${o.maxTokens} active tokens (you have ${o.activeTokens}). All of them share one API rate limit, so more tokens
+        do not allow more requests.
       </p>
       ${
         o.created
