@@ -198,6 +198,7 @@ describe('the cap on active personal tokens (PERSONAL_TOKENS_MAX_ACTIVE)', () =>
 
     // An expired token no longer counts, and neither does a revoked one.
     capped.clock.advance(2 * 86_400_000);
+    expect(await (await own.get('/account')).text()).toMatch(/You can have up to 3 active tokens \(you have 2\)/);
     expect((await create('after expiry')).status).toBe(303);
     expect((await create('one too many')).status).toBe(422);
     await tokens.revoke((await tokens.listForUser(owner.id)).find((token) => token.name === 'second')!.id);

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
+import { RegistrationQuotas1796100000000 } from '../src/database/migrations/1796100000000-registration-quotas.js';
 import { ApplicationsService } from '../src/oauth/applications.service.js';
 import { AuthorizationCodesService } from '../src/oauth/authorization-codes.service.js';
 import { Browser, formFields, signIn } from './support/browser.js';
@@ -284,5 +285,103 @@ describe('CORS for a public client that registered itself (RFC 7591)', () => {
       if (seen === null) await sleep(100);
     }
     expect(seen).toBe(origin);
+  });
+
+  /** Signs a new user in and approves `clientId` on the consent page; the browser stays signed in. */
+  async function consent(clientId: string, origin: string): Promise<{ browser: Browser; authorize: URLSearchParams }> {
+    const user = await createUser(t);
+    const browser = new Browser(t.url);
+    await signIn(browser, user.username, TEST_PASSWORD);
+    const authorize = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: `${origin}/callback`,
+      scope: 'api',
+      state: 'st',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    });
+    const page = await browser.get(`/oauth/authorize?${authorize}`);
+    expect(page.status).toBe(200);
+    const decided = await browser.post('/oauth/authorize', { ...formFields(await page.text()), decision: 'approve' });
+    expect(decided.status).toBe(302);
+    return { browser, authorize };
+  }
+
+  /** The application's row, by client id. */
+  async function row(clientId: string): Promise<{ id: string; first_consented_at: Date | null }> {
+    const [found] = (await t
+      .get(DataSource)
+      .query('SELECT id, first_consented_at FROM oauth_applications WHERE client_id = $1', [clientId])) as {
+      id: string;
+      first_consented_at: Date | null;
+    }[];
+    return found!;
+  }
+
+  /** CORS as this instance sees it once it has heard every change notification (at once on the embedded database). */
+  async function settled(origin: string, expected: string | null): Promise<string | null> {
+    let seen = await allowed(origin);
+    for (let i = 0; i < 50 && seen !== expected; i++) {
+      await sleep(100);
+      seen = await allowed(origin);
+    }
+    return seen;
+  }
+
+  it('records the first consent on the service clock, not the database clock', async () => {
+    t.clock.advance(3 * 86_400_000);
+    const origin = freshOrigin();
+    const clientId = await selfRegistered(origin);
+    await consent(clientId, origin);
+    const consentedAt = (await row(clientId)).first_consented_at!;
+    expect(Math.abs(consentedAt.getTime() - t.clock.now().getTime())).toBeLessThan(60_000);
+  });
+
+  it('trusts it again when a user is sent through consent they already gave, if its first consent was not recorded', async () => {
+    const origin = freshOrigin();
+    const clientId = await selfRegistered(origin);
+    const { browser, authorize } = await consent(clientId, origin);
+    expect(await allowed(origin)).toBe(origin);
+    // A grant without a recorded first consent (as one made before the column existed).
+    await t.get(DataSource).query('UPDATE oauth_applications SET first_consented_at = NULL WHERE client_id = $1', [clientId]);
+    expect(await settled(origin, null)).toBeNull();
+
+    // The earlier grant covers the scopes: approved without asking, and that records the consent.
+    const again = await browser.get(`/oauth/authorize?${authorize}`);
+    expect(again.status).toBe(302);
+    expect(again.headers.get('location')).toMatch(new RegExp(`^${origin}/callback\\?code=`));
+    expect((await row(clientId)).first_consented_at).not.toBeNull();
+    expect(await allowed(origin)).toBe(origin);
+  });
+
+  it('keeps trusting, after the upgrade, an application users consented to before it: the migration fills first_consented_at in', async () => {
+    const consentedBefore = freshOrigin();
+    const never = freshOrigin();
+    const consentedId = await selfRegistered(consentedBefore);
+    const neverId = await selfRegistered(never);
+    const { id } = await row(consentedId);
+    const user = await createUser(t);
+    const consentedAt = new Date('2026-01-02T03:04:05.000Z');
+
+    const migration = new RegistrationQuotas1796100000000();
+    const runner = t.get(DataSource).createQueryRunner();
+    try {
+      await migration.down(runner);
+      // A consent as the code before the migration recorded it: a grant, nothing on the application.
+      await runner.query(
+        `INSERT INTO oauth_grants (user_id, application_id, scopes, created_at, updated_at) VALUES ($1, $2, '{api}', $3, $3)`,
+        [user.id, id, consentedAt],
+      );
+      await migration.up(runner);
+    } finally {
+      await runner.release();
+    }
+
+    expect((await row(consentedId)).first_consented_at).toEqual(consentedAt);
+    expect((await row(neverId)).first_consented_at).toBeNull();
+    // No CORS request since the last registration, so this instance loads its origins afresh, as at start-up.
+    expect(await allowed(consentedBefore)).toBe(consentedBefore);
+    expect(await allowed(never)).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import * as client from 'openid-client';
 import { DataSource } from 'typeorm';
+import { HousekeepingService } from '../src/housekeeping/housekeeping.service.js';
 import { ApplicationsService } from '../src/oauth/applications.service.js';
 import { Browser, formFields, signIn } from './support/browser.js';
 import { createUser, TEST_PASSWORD } from './support/fixtures.js';
@@ -347,10 +348,42 @@ describe('registration that no single network can close for everyone', () => {
     });
   });
 
+  it('never tells a refused client to retry sooner than housekeeping can have run, once the oldest unused registration is overdue', async () => {
+    // A day and an hour after the first registrations: every unused one is due for deletion, but
+    // housekeeping has not run yet (it looks every HOUSEKEEPING_INTERVAL_SECONDS / 4, 900 s by default).
+    open.clock.advance(24 * 3_600_000);
+    const closed = await from('192.0.2.1');
+    expect(closed.status).toBe(503);
+    expect(closed.headers.get('retry-after')).toBe('900');
+    const quota = await from('127.0.0.99');
+    expect(quota.status).toBe(429);
+    expect(quota.headers.get('retry-after')).toBe('900');
+  });
+
   it('never overshoots the caps under concurrent registrations', async () => {
     await open.get(DataSource).query(`DELETE FROM oauth_applications WHERE owner_id IS NULL`);
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => from(`192.0.2.${i + 1}`).then((res) => res.status)));
     expect(results.filter((status) => status === 201)).toHaveLength(4);
+    expect(await unclaimed()).toBe(4);
+  });
+
+  it('counts the applications users consented to against their network’s quota: consenting and housekeeping free none of it', async () => {
+    // The four that 192.0.2.0/24 registered above, each authorized by a user, long past the TTL.
+    const user = await createUser(open);
+    const db = open.get(DataSource);
+    const ids = (await db.query(`SELECT id FROM oauth_applications WHERE owner_id IS NULL AND registered_from = '192.0.2.0/24'`)) as {
+      id: string;
+    }[];
+    expect(ids).toHaveLength(4);
+    for (const { id } of ids)
+      await db.query(`INSERT INTO oauth_grants (user_id, application_id, scopes) VALUES ($1, $2, '{api}')`, [user.id, id]);
+    open.clock.advance(2 * 86_400_000);
+    expect((await open.get(HousekeepingService).run())!.unclaimedApplications).toBe(0);
+
+    const refused = await from('192.0.2.77');
+    expect(refused.status).toBe(429);
+    // All of them in use: only an operator makes room, so try again in a whole TTL.
+    expect(refused.headers.get('retry-after')).toBe('86400');
     expect(await unclaimed()).toBe(4);
   });
 });

@@ -284,30 +284,43 @@ describe('API rate limits (in memory, one instance)', () => {
       expect((await clientPost('/oauth/introspect', other)).status).toBe(200);
     });
 
-    it('charges the access tokens one application holds for a user to one budget, apart from the user’s personal tokens and other applications', async () => {
+    it('charges every credential of a user to one budget: a personal token and the access tokens of two applications', async () => {
       const tokenOf = async (app: RegisteredApp) => {
         const issued = await redeem(app, app.clientSecret, ['api']);
         expect(issued.status).toBe(200);
         return ((await issued.json()) as { access_token: string }).access_token;
       };
-      const first = await tokenOf(client);
-      const second = await tokenOf(client);
+      const ofClient = await tokenOf(client);
       const ofOther = await tokenOf(other);
+      const { token: personal } = await t.get(PersonalTokensService).create(user.id, { name: 'own', scopes: ['api'] });
+      const credentials = [{ privateToken: personal }, { bearer: ofClient }, { bearer: ofOther }];
 
-      const asFirst = await graphql(t.url, '{ rateLimit { budget limit remaining } }', { bearer: first });
-      expect(asFirst.body.data!.rateLimit).toEqual({ budget: 'APPLICATION', limit: 8, remaining: 7 });
-      for (let i = 0; i < 7; i++) expect((await get(t.url, '/api/user', { bearer: i % 2 ? first : second })).status).toBe(200);
-      for (const token of [first, second]) {
-        const spent = await get(t.url, '/api/user', { bearer: token });
+      const seen = [];
+      for (const credential of credentials) {
+        const res = await graphql(t.url, '{ rateLimit { budget limit remaining } }', credential);
+        expect(res.status).toBe(200);
+        seen.push(res.body.data!.rateLimit);
+      }
+      expect(seen).toEqual([
+        { budget: 'USER', limit: 8, remaining: 7 },
+        { budget: 'USER', limit: 8, remaining: 6 },
+        { budget: 'USER', limit: 8, remaining: 5 },
+      ]);
+      const remaining = [];
+      for (let i = 0; i < 5; i++) {
+        const res = await get(t.url, '/api/user', credentials[i % credentials.length]!);
+        expect(res.status).toBe(200);
+        remaining.push(budgetOf(res).remaining);
+      }
+      expect(remaining).toEqual([4, 3, 2, 1, 0]);
+      // Spent by all three together, it is spent for each of them: another application buys nothing.
+      for (const credential of credentials) {
+        const spent = await get(t.url, '/api/user', credential);
         expect(spent.status).toBe(429);
         expect(budgetOf(spent)).toMatchObject({ limit: 8, remaining: 0, used: 8 });
       }
-
-      // The other application's share of the user, and the user's own, are whole.
-      expect(budgetOf(await get(t.url, '/api/user', { bearer: ofOther }))).toMatchObject({ limit: 8, remaining: 7 });
-      const { token: personal } = await t.get(PersonalTokensService).create(user.id, { name: 'own', scopes: ['api'] });
-      const asUser = await graphql(t.url, '{ rateLimit { budget remaining } }', { privateToken: personal });
-      expect(asUser.body.data!.rateLimit).toEqual({ budget: 'USER', remaining: 7 });
+      const third = await registerApp(t, user.id);
+      expect((await graphql(t.url, '{ __typename }', { bearer: await tokenOf(third) })).status).toBe(429);
     });
 
     it('charges UserInfo 1 point of the access token’s API budget, with the headers, and answers 429 in the OAuth shape with CORS', async () => {

@@ -31,7 +31,7 @@ describe('loadConfig', () => {
       deviceCodeTtlMs: 600_000,
       dynamicRegistration: false,
       unclaimedApplicationTtlMs: 86_400_000,
-      unclaimedApplicationsMax: 1000,
+      unclaimedApplicationsMax: 100_000,
       unclaimedApplicationsPerNetwork: 20,
     });
     expect(config.workers).toBe(1);

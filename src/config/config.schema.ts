@@ -101,7 +101,7 @@ export const environmentSchema = z.object({
   OAUTH_DYNAMIC_REGISTRATION: boolean.default(false),
   // At least an hour: a client registers, then a person signs in and consents before its first code exists.
   OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS: wholeNumberBetween(3600, 365 * 86400).default(86400),
-  OAUTH_UNCLAIMED_APPLICATIONS_MAX: positiveInt(1_000_000).default(1000),
+  OAUTH_UNCLAIMED_APPLICATIONS_MAX: positiveInt(1_000_000).default(100_000),
   OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK: positiveInt(1_000_000).default(20),
   GRAPHQL_MAX_DEPTH: positiveInt(100).default(12),
   GRAPHQL_MAX_COST: positiveInt(1_000_000).default(20000),
@@ -244,8 +244,8 @@ export interface AppConfig {
   rateLimits?: {
     windowSeconds: number;
     /**
-     * Per user (all their personal tokens and their explorer session), and per user and OAuth application
-     * (that application's access tokens), on /graphql, /api/ and /oauth/userinfo.
+     * Per user (every credential: personal tokens, the explorer session, every OAuth application's access
+     * tokens), on /graphql, /api/ and /oauth/userinfo.
      */
     tokenPoints: number;
     /** Per address (an IPv6 address by its /64) for anonymous callers of /graphql, /api/ and /oauth/userinfo. */

@@ -64,9 +64,10 @@ export class AccountController {
 
   private async accountView(signedIn: SignedInUser, extra: Partial<AccountPageOptions>, status = 200): Promise<PageResult> {
     const tokens = await this.tokens.listForUser(signedIn.user.id);
+    const activeTokens = await this.tokens.countActive(signedIn.user.id);
+    const maxTokens = this.tokens.maxActive;
     return view(
-      (c: PageContext) =>
-        accountPage({ signedIn, csrfToken: c.csrfToken, tokens, maxTokens: this.tokens.maxActive, ...flashOptions(c), ...extra }),
+      (c: PageContext) => accountPage({ signedIn, csrfToken: c.csrfToken, tokens, activeTokens, maxTokens, ...flashOptions(c), ...extra }),
       { status },
     );
   }

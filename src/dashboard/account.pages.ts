@@ -9,6 +9,8 @@ export interface AccountPageOptions {
   signedIn: SignedInUser;
   csrfToken: string;
   tokens: PersonalToken[];
+  /** How many of them count against the limit (neither revoked nor expired), as the service counts them. */
+  activeTokens: number;
   /** The most active tokens the user may hold (PERSONAL_TOKENS_MAX_ACTIVE). */
   maxTokens: number;
   /** A token just created: shown this once. */
@@ -61,8 +63,8 @@ export function accountPage(o: AccountPageOptions): string {
         expires.
       </p>
       <p class="lead" id="token-limit">
-        You can have up to ${o.maxTokens} active tokens (you have ${active.length}). All of them share one API rate limit, so more tokens do
-        not allow more requests.
+        You can have up to ${o.maxTokens} active tokens (you have ${o.activeTokens}). All of them share one API rate limit, so more tokens
+        do not allow more requests.
       </p>
       ${
         o.created

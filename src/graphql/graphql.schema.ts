@@ -957,9 +957,9 @@ export type OrderDirection =
 /**
  * API rate limit of the caller: points per window, shared by `/graphql`, `/api/` and `/oauth/userinfo`. A
  * GraphQL request costs its query cost divided by 100, rounded up, at least 1 point; a REST or UserInfo
- * request costs 1. A user has one budget for all their personal access tokens and their API explorer
- * session, and one per OAuth application for the access tokens that application holds for them (`budget`
- * says which); anonymous callers share one per address. The same figures come in the `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Used` and
+ * request costs 1. A user has one budget for every credential they hold: all their personal access
+ * tokens, their API explorer session and the access tokens of every OAuth application they authorized;
+ * anonymous callers share one per address (`budget` says which). The same figures come in the `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Used` and
  * `X-RateLimit-Reset` headers of every response, and a request over the limit is answered 429 with
  * `Retry-After`.
  */
@@ -982,12 +982,11 @@ export type RateLimit = {
 /** Whose requests share a rate-limit budget. */
 export type RateLimitBudget =
   /**
-   * Every personal access token of the user, and the user's API explorer session: making more tokens
-   * never adds to it.
+   * Every credential of the user: their personal access tokens, their API explorer session and the
+   * access tokens of every OAuth application they authorized. More tokens or more applications never
+   * add to it.
    */
   | 'USER'
-  /** Every OAuth access token one application holds for the user. */
-  | 'APPLICATION'
   /** Every anonymous request from one address (an IPv6 address by its /64). */
   | 'ADDRESS';
 

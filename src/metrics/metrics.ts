@@ -97,7 +97,7 @@ export class Metrics {
 
   private readonly rateLimitRefusals = new Counter({
     name: 'agora_rate_limited_total',
-    help: 'API requests refused with 429 by a rate limit, by budget: user (authenticated: a user, or a user and one OAuth application), address (anonymous), client (OAuth token, revocation, introspection, device authorization), registration (OAuth dynamic client registration)',
+    help: 'API requests refused with 429 by a rate limit, by budget: user (authenticated: every credential of a user), address (anonymous), client (OAuth token, revocation, introspection, device authorization), registration (OAuth dynamic client registration)',
     labelNames: ['budget'],
     registers: [this.registry],
   });

@@ -50,6 +50,7 @@ export class AuthorizeController {
         !asksEveryTime(request) &&
         (await this.grants.covers(signedIn.user.id, request.application.id, request.scopes))
       ) {
+        await this.grants.approvedByGrant(request.application);
         return this.approve(request, signedIn.user.id, signedIn.authTime);
       }
       if (request.prompt.has('none')) {

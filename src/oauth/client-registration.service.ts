@@ -10,6 +10,8 @@ import { OAuthError } from './oauth.errors.js';
 
 /** Held while a registration counts the unclaimed applications and inserts its own (docs/operations.md, the locks). */
 const REGISTRATION_LOCK = 727274003;
+/** The soonest a refused registration is told to try again: never a retry storm, whatever the settings. */
+export const MIN_RETRY_AFTER_SECONDS = 60;
 
 /** The RFC 7591 §3.2.1 response: the client's credentials and the metadata as registered. */
 export interface ClientInformation {
@@ -97,13 +99,17 @@ export class ClientRegistrationService {
   /**
    * Seconds until housekeeping may delete the oldest unclaimed application nobody used (from `network`,
    * or from anywhere): the earliest that room can be made without an operator. When all of them are in
-   * use, only an operator makes room (claiming or deleting one): try again in one TTL.
+   * use, only an operator makes room (claiming or deleting one): try again in one TTL. Never sooner than
+   * a quarter of HOUSEKEEPING_INTERVAL_SECONDS (how often instances look whether housekeeping is due) nor
+   * MIN_RETRY_AFTER_SECONDS: once the oldest is overdue, housekeeping may still be that far away, and
+   * every refused client told "1 second" would come back at once, again and again.
    */
   private async retryAfterSeconds(manager: EntityManager, network: string | null): Promise<number> {
     const ttlMs = this.config.oauth.unclaimedApplicationTtlMs;
     const [row] = (await manager.query(OLDEST_NEVER_USED, [network])) as [{ oldest: Date | null }];
     const dueMs = row.oldest ? new Date(row.oldest).getTime() + ttlMs - this.clock.now().getTime() : ttlMs;
-    return Math.max(1, Math.ceil(dueMs / 1000));
+    const floorMs = Math.max(MIN_RETRY_AFTER_SECONDS * 1000, this.config.housekeepingIntervalMs / 4);
+    return Math.ceil(Math.max(dueMs, floorMs) / 1000);
   }
 }
 

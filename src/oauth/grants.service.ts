@@ -2,8 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { CredentialVerifier } from '../auth/credential-verifier.js';
+import { Clock } from '../clock/clock.js';
 import { isUuid } from '../database/uuid.js';
 import { AccessTokensService } from './access-tokens.service.js';
+import type { ApplicationEntity } from './application.entity.js';
 import { ApplicationError } from './applications.errors.js';
 import { GrantEntity } from './grant.entity.js';
 import { RefreshTokensService } from './refresh-tokens.service.js';
@@ -24,6 +26,7 @@ export class GrantsService {
     private readonly accessTokens: AccessTokensService,
     private readonly refreshTokens: RefreshTokensService,
     private readonly credentials: CredentialVerifier,
+    private readonly clock: Clock,
   ) {}
 
   /** True when the user already approved every one of these scopes for the application. */
@@ -32,22 +35,37 @@ export class GrantsService {
     return !!grant && scopes.every((s) => grant.scopes.includes(s));
   }
 
+  /**
+   * Records the user's approval (the consent page, a device flow approval), and with it the
+   * application's first consent, whether or not a grant already existed: an approval always vouches
+   * for the application.
+   */
   async remember(userId: string, applicationId: string, scopes: string[]): Promise<void> {
     const existing = await this.grants.findOneBy({ userId, applicationId });
     const merged = [...new Set([...(existing?.scopes ?? []), ...scopes])];
     await this.grants.upsert({ userId, applicationId, scopes: merged }, ['userId', 'applicationId']);
-    if (!existing) await this.recordFirstConsent(applicationId);
+    await this.recordFirstConsent(applicationId);
+  }
+
+  /**
+   * An authorization approved by an earlier grant, without asking (the authorization endpoint): the
+   * grant already vouched for the application, so this only records a first consent that is missing,
+   * and costs nothing (no query) once it is recorded.
+   */
+  async approvedByGrant(application: Pick<ApplicationEntity, 'id' | 'firstConsentedAt'>): Promise<void> {
+    if (application.firstConsentedAt === null) await this.recordFirstConsent(application.id);
   }
 
   /**
    * A self-registered application someone consented to is trusted for CORS from then on (ClientCors).
    * The update fires the change notification, so every instance recomputes its allowed origins before
-   * the browser app, sent back with its code, calls the token endpoint.
+   * the browser app, sent back with its code, calls the token endpoint. On the service's clock, like
+   * every other time the OAuth server records.
    */
   private async recordFirstConsent(applicationId: string): Promise<void> {
     const [, affected] = (await this.grants.query(
-      'UPDATE oauth_applications SET first_consented_at = now() WHERE id = $1 AND first_consented_at IS NULL',
-      [applicationId],
+      'UPDATE oauth_applications SET first_consented_at = $2 WHERE id = $1 AND first_consented_at IS NULL',
+      [applicationId, this.clock.now()],
     )) as [unknown, number];
     if (affected > 0) await this.credentials.forgetCredentials([applicationId]);
   }

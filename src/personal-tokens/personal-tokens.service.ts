@@ -101,6 +101,12 @@ export class PersonalTokensService implements TokenVerifier, OnModuleInit {
     return { token, personalToken: toPersonalToken(entity) };
   }
 
+  /** How many tokens count against the user's PERSONAL_TOKENS_MAX_ACTIVE now: neither revoked nor expired, as create counts them. */
+  async countActive(userId: string): Promise<number> {
+    const [{ active }] = (await this.dataSource.query(COUNT_ACTIVE_SQL, [userId, this.clock.now()])) as [{ active: number }];
+    return active;
+  }
+
   /** The most active tokens a user may hold (PERSONAL_TOKENS_MAX_ACTIVE), for the pages that say so. */
   get maxActive(): number {
     return this.config.auth.personalTokensMaxActive;

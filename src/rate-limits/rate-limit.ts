@@ -8,11 +8,6 @@ export type RateLimitBudget = 'user' | 'address' | 'client' | 'registration';
 export interface RateLimitSubject {
   budget: RateLimitBudget;
   key: string;
-  /**
-   * A user's API budget: spent by every personal access token of the user and their explorer session
-   * (`user`), or by the OAuth access tokens one application holds for the user (`application`).
-   */
-  sharedBy?: 'user' | 'application';
 }
 
 /** A budget after a request was charged to it: what the `X-RateLimit-*` headers and `Query.rateLimit` say. */

@@ -12,11 +12,10 @@ export class RateLimitsResolver implements RootResolvers<G.QueryResolvers, 'rate
   rateLimit(_root: unknown, _args: unknown, ctx: GraphqlContext): G.RateLimit | null {
     const state = ctx.budget?.state;
     if (!state) return null;
-    const { budget, sharedBy } = ctx.budget!.subject;
     return {
       ...state,
       resetAt: new Date(state.resetAt),
-      budget: budget === 'address' ? 'ADDRESS' : sharedBy === 'application' ? 'APPLICATION' : 'USER',
+      budget: ctx.budget!.subject.budget === 'address' ? 'ADDRESS' : 'USER',
     };
   }
 }

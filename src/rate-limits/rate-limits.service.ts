@@ -98,19 +98,16 @@ export class RateLimits implements OnApplicationShutdown {
   }
 
   /**
-   * Who pays for an API request: a person, not a credential (docs/operations.md, "Rate limits"). Every
-   * personal access token of a user and their API explorer session spend one budget, the user's, so
-   * making more tokens never buys more requests; the OAuth access tokens one application holds for a user
-   * spend another, that application's share of the user, so a greedy application cannot spend what the
-   * user's own scripts and other applications need. Anonymous: the address, an IPv6 address by its /64.
+   * Who pays for an API request: a person, not a credential (docs/operations.md, "Rate limits"), as
+   * GitHub counts it. Every credential of a user spends the user's one budget: their personal access
+   * tokens, their API explorer session, and the OAuth access tokens of every application they
+   * consented to, so neither more tokens nor more applications buy more requests. Anonymous: the
+   * address, an IPv6 address by its /64.
    */
   subjectOf(request: FastifyRequest): RateLimitSubject {
     const principal = request.principal;
     if (!principal) return { budget: 'address', key: addressKey(request.ip) };
-    const { credential, user } = principal;
-    return credential.kind === 'oauth_access_token'
-      ? { budget: 'user', key: `${user.id} ${credential.clientId ?? credential.id}`, sharedBy: 'application' }
-      : { budget: 'user', key: user.id, sharedBy: 'user' };
+    return { budget: 'user', key: principal.user.id };
   }
 
   /** The request's budget, charged later by what the request turns out to cost. */
