@@ -22,13 +22,16 @@ import { ShutdownModule } from './shutdown/shutdown.module.js';
 import { UsersModule } from './users/users.module.js';
 import { WebModule } from './web/web.module.js';
 
-/** Feature modules every process of the service (server and CLI) loads. */
-export function coreModules(config: AppConfig, target: DatabaseTarget) {
+/**
+ * Feature modules every process of the service (server and CLI) loads. `serving`: true in the server,
+ * whose database pool answers requests and so gets the statement timeouts and the pool wait bound.
+ */
+export function coreModules(config: AppConfig, target: DatabaseTarget, { serving }: { serving: boolean }) {
   return [
     ConfigModule.forRoot(config),
     ClockModule,
     ErrorsModule,
-    DatabaseModule.forRoot(config, target),
+    DatabaseModule.forRoot(config, target, { serving }),
     MetricsModule.forRoot(config),
     RateLimitsModule,
     AuthModule,
@@ -46,7 +49,14 @@ export class AppModule {
   static forRoot(config: AppConfig, target: DatabaseTarget): DynamicModule {
     return {
       module: AppModule,
-      imports: [...coreModules(config, target), DashboardModule, GraphqlModule, HealthModule, HousekeepingModule, ShutdownModule],
+      imports: [
+        ...coreModules(config, target, { serving: true }),
+        DashboardModule,
+        GraphqlModule,
+        HealthModule,
+        HousekeepingModule,
+        ShutdownModule,
+      ],
       providers: [{ provide: APP_FILTER, useClass: FallbackExceptionFilter }],
     };
   }

@@ -34,7 +34,7 @@ async function runDataCommand(config: AppConfig, run: DataCommand, flags: Flags)
   const target = await openDatabaseTarget(config, { shareRunning: true });
   try {
     await prepareDatabase(config, target, { migrate: config.database.migrationsRun });
-    @Module({ imports: coreModules({ ...config, database: { ...config.database, poolSize: 2 } }, target) })
+    @Module({ imports: coreModules({ ...config, database: { ...config.database, poolSize: 2 } }, target, { serving: false }) })
     class CliModule {}
     const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error'], abortOnError: false });
     try {

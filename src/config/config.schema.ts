@@ -163,15 +163,15 @@ export interface AppConfig {
      * server's own cancellation to arrive first; 0 (off) with the statement timeout.
      */
     queryTimeoutMs: number;
-    /** The longest a statement waits for a pooled connection before it is refused (503, `Retry-After`). */
+    /** The longest a statement of the serving pool on a PostgreSQL server waits for a connection before it is refused (503, `Retry-After`). */
     poolWaitTimeoutMs: number;
     /** Server-side `idle_in_transaction_session_timeout` of the serving pool; 0 is off. */
     idleInTransactionTimeoutMs: number;
     /** TCP keep-alive on database connections: idle time before the first probe. */
     keepAliveMs: number;
     /**
-     * Liveness fails (/healthz 503) when no statement through the pool has succeeded for this long
-     * while a new connection to the database answers: the process cannot recover by itself.
+     * Liveness fails (/healthz 503) when no statement through the pool has had any answer from the
+     * database for this long while a new connection to it answers: the process cannot recover by itself.
      */
     stallMs: number;
     migrationsRun: boolean;

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/config.schema.js';
 import { DatabaseTarget } from './database-target.js';
@@ -6,15 +7,22 @@ import { MIGRATIONS } from './migrations/index.js';
 import type { OwnedPool } from './owned-pool.js';
 import { driverTypes } from './timestamps.js';
 
+/**
+ * Which process a data source serves. `serving` is the server's pool, the one that answers requests:
+ * only it gets the statement bounds and the pool wait bound. The CLI, migrations and ormconfig.ts say
+ * `serving: false` (a migration or a seed may rightly run for minutes, and waits on the migration lock).
+ */
+export interface DataSourceRole {
+  serving: boolean;
+  poolSize?: number;
+  owned?: OwnedPool;
+}
+
 /** The one TypeORM configuration, shared by the application, the CLI and ormconfig.ts. */
-export function dataSourceOptions(
-  config: AppConfig,
-  target: DatabaseTarget,
-  overrides: { poolSize?: number; owned?: OwnedPool } = {},
-): DataSourceOptions {
+export function dataSourceOptions(config: AppConfig, target: DatabaseTarget, role: DataSourceRole): DataSourceOptions {
   return {
     type: 'postgres',
-    ...(overrides.owned ? { driver: overrides.owned.driver } : {}),
+    ...(role.owned ? { driver: role.owned.driver } : {}),
     ...target.connection,
     entities: ENTITIES,
     migrations: MIGRATIONS,
@@ -30,33 +38,53 @@ export function dataSourceOptions(
       // protocol messages of concurrent connections (wrong results were seen under load): on the
       // embedded database each process uses a single connection, which loses no parallelism. (The
       // migration runner asks for two: an idle one holding the advisory lock, one migrating.)
-      max: overrides.poolSize ?? (target.kind === 'embedded' ? 1 : config.database.poolSize),
+      max: role.poolSize ?? (target.kind === 'embedded' ? 1 : config.database.poolSize),
       ...SESSION_SETTINGS,
-      ...(target.kind === 'server' ? serverTimeouts(config, { serving: overrides.owned !== undefined }) : {}),
+      ...(target.kind === 'server' ? serverTimeouts(config, role.serving) : {}),
     },
   };
 }
 
 /**
+ * The longest a statement of this pool waits for a connection before it is shed (0: no bound of ours,
+ * only pg-pool's connect timeout). Only the serving pool on a PostgreSQL server: on the embedded
+ * database the one connection is shared by every request and PGlite blocks the event loop while it
+ * runs a statement (the timer would fire late, and moderate concurrency would be refused where it
+ * queued a few milliseconds), and the CLI has no client to retry.
+ */
+export function poolWaitTimeoutMs(config: AppConfig, target: DatabaseTarget, role: DataSourceRole): number {
+  return role.serving && target.kind === 'server' ? config.database.poolWaitTimeoutMs : 0;
+}
+
+/**
  * The bounds on a PostgreSQL server's connections (docs/operations.md, "Timeouts"). TCP keep-alive on
- * every connection finds a peer that vanished while the connection was idle. The serving pool (the one
- * the project holds) also sends `statement_timeout` and `idle_in_transaction_session_timeout` as
- * start-up parameters of each connection, and gives up waiting for an answer a little after the
- * statement timeout (pg's `query_timeout`: what still ends a statement when the link drops packets and
- * the server never hears of it). Migrations and the CLI get no statement bounds: a migration may
- * rightly run for minutes, and waits for the migration lock while another instance migrates.
+ * every connection finds a peer that vanished while the connection was idle (after the kernel's own
+ * probes: Node sets only the idle delay). The serving pool also sets `statement_timeout` and
+ * `idle_in_transaction_session_timeout` with a `SET` on each new connection before the pool hands it
+ * out (pg-pool's `onConnect`), not as start-up parameters, which PgBouncer refuses; and it gives up
+ * waiting for an answer a little after the statement timeout (pg's `query_timeout`: what still ends a
+ * statement when the link drops packets and the server never hears of it). Migrations and the CLI get
+ * no statement bounds: a migration may rightly run for minutes, and waits for the migration lock while
+ * another instance migrates.
  *
  * Not on the embedded database: its socket is local (no link to lose, no keep-alive), PGlite serves
  * every connection from one session (a `statement_timeout` set by one would bind all), and its
  * statements run on this process's own thread, so no client-side timer could fire during one anyway.
  */
-function serverTimeouts(config: AppConfig, { serving }: { serving: boolean }): Record<string, unknown> {
+function serverTimeouts(config: AppConfig, serving: boolean): Record<string, unknown> {
   const { keepAliveMs, statementTimeoutMs, queryTimeoutMs, idleInTransactionTimeoutMs } = config.database;
+  const settings = [
+    ...(serving && statementTimeoutMs > 0 ? [`SET statement_timeout = ${Math.trunc(statementTimeoutMs)}`] : []),
+    ...(serving && idleInTransactionTimeoutMs > 0
+      ? [`SET idle_in_transaction_session_timeout = ${Math.trunc(idleInTransactionTimeoutMs)}`]
+      : []),
+  ];
   return {
     keepAlive: true,
     keepAliveInitialDelayMillis: keepAliveMs,
-    ...(serving && statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs, query_timeout: queryTimeoutMs } : {}),
-    ...(serving && idleInTransactionTimeoutMs > 0 ? { idle_in_transaction_session_timeout: idleInTransactionTimeoutMs } : {}),
+    ...(serving && statementTimeoutMs > 0 ? { query_timeout: queryTimeoutMs } : {}),
+    // A failure here ends the connection and fails the statement that asked for it (pg-pool).
+    ...(settings.length > 0 ? { onConnect: (client: pg.Client) => client.query(settings.join('; ')) } : {}),
   };
 }
 

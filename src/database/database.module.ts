@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG } from '../config/config.module.js';
 import { AppConfig } from '../config/config.schema.js';
 import { CursorCodec } from './cursor-codec.js';
-import { dataSourceOptions } from './data-source-options.js';
+import { dataSourceOptions, poolWaitTimeoutMs } from './data-source-options.js';
 import { DatabaseTarget } from './database-target.js';
 
 import { DATABASE_TARGET } from './database-tokens.js';
@@ -16,13 +16,14 @@ export { DATABASE_TARGET };
 @Global()
 @Module({})
 export class DatabaseModule {
-  static forRoot(config: AppConfig, target: DatabaseTarget): DynamicModule {
-    const owned = new OwnedPool({ waitTimeoutMs: config.database.poolWaitTimeoutMs });
+  /** `serving`: the server's pool, which answers requests (the timeouts and shedding apply); false in the CLI. */
+  static forRoot(config: AppConfig, target: DatabaseTarget, { serving }: { serving: boolean }): DynamicModule {
+    const owned = new OwnedPool({ waitTimeoutMs: poolWaitTimeoutMs(config, target, { serving }) });
     return {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRoot({
-          ...dataSourceOptions(config, target, { owned }),
+          ...dataSourceOptions(config, target, { serving, owned }),
           // Fail fast with a clear message instead of retrying for minutes.
           retryAttempts: 0,
         }),

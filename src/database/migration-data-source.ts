@@ -10,7 +10,7 @@ export class TargetDataSource extends DataSource {
     readonly target: DatabaseTarget,
   ) {
     // Two connections: the migration runner holds its advisory lock on one and migrates on the other.
-    super(dataSourceOptions(config, target, { poolSize: 2 }));
+    super(dataSourceOptions(config, target, { serving: false, poolSize: 2 }));
   }
 
   override async destroy(): Promise<void> {

@@ -5,7 +5,10 @@ import { PoolWaits } from './pool-waits.js';
 type Callback = (err: Error | undefined, client?: pg.PoolClient, release?: (err?: Error) => void) => void;
 
 export interface OwnedPoolOptions {
-  /** The longest a statement waits for a connection once the pool has connected (0: no bound of ours). */
+  /**
+   * The longest a statement waits for a connection once the pool has connected (0: no bound of ours).
+   * `poolWaitTimeoutMs` in data-source-options.ts: the serving pool on a PostgreSQL server only.
+   */
   waitTimeoutMs: number;
 }
 
@@ -22,8 +25,8 @@ export interface OwnedPoolOptions {
  * pg's `query_timeout` is discarded rather than handed to the next request.
  */
 export class OwnedPool {
-  private instance?: pg.Pool;
-  private lastSuccess = performance.now();
+  private instance?: pg.Pool & { connectUnshed(): Promise<pg.PoolClient> };
+  private lastReply = performance.now();
   private waiting = 0;
 
   /** The `driver` option for TypeORM: `pg`, with a Pool that this object keeps. */
@@ -43,7 +46,11 @@ export class OwnedPool {
         const last = args.length - 1;
         const callback = args[last];
         const settled = (err: unknown) => {
-          if (!err) owner.lastSuccess = performance.now();
+          // The server answered (a result, or an error with a SQLSTATE: a statement cancelled by
+          // statement_timeout, a lock timeout, a constraint): the pool makes progress, even when the
+          // database is too slow or locked for any statement to succeed. Only no answer at all (the
+          // client gave up, the socket failed) is no progress.
+          if (!err || err instanceof pg.DatabaseError) owner.lastReply = performance.now();
           // pg's query_timeout gives up on the statement but leaves it in flight on the connection, so
           // the next statement there would wait behind it: end the connection (its socket is destroyed
           // at once, and the pool drops a client that is ending when it comes back).
@@ -92,6 +99,11 @@ export class OwnedPool {
        * statement that gave up is handed back at once, to the next waiter. Until the pool has connected
        * once (start-up), only the connect timeout applies.
        */
+      /** A connection without our wait bound, for the liveness check (its caller bounds the wait). */
+      connectUnshed(): Promise<pg.PoolClient> {
+        return super.connect();
+      }
+
       private acquire(callback: Callback): void {
         const started = performance.now();
         let answered = false;
@@ -142,8 +154,28 @@ export class OwnedPool {
     return this.waiting;
   }
 
-  /** When (performance.now()) a statement through the pool last succeeded: the pool makes progress. */
-  get lastSuccessAt(): number {
-    return this.lastSuccess;
+  /**
+   * When (performance.now()) a statement through the pool last got an answer from the server, a result
+   * or an error with a SQLSTATE: the pool makes progress.
+   */
+  get lastReplyAt(): number {
+    return this.lastReply;
+  }
+
+  /**
+   * Runs `SELECT 1` on a pooled connection that waits in the pool's queue without being shed: the
+   * liveness check asks whether the pool hands out a connection that answers at all, and bounds the
+   * wait itself. An answer counts as progress like any other.
+   */
+  async selectOne(): Promise<void> {
+    if (!this.instance) throw new Error('The database pool is not open yet');
+    const client = await this.instance.connectUnshed();
+    try {
+      await client.query('SELECT 1');
+    } catch (err) {
+      client.release(err as Error);
+      throw err;
+    }
+    client.release();
   }
 }

@@ -13,7 +13,7 @@ export class DatabaseUnavailableError extends Error {
 
 /** Connects once to check the database answers, and applies pending migrations when asked to. */
 export async function prepareDatabase(config: AppConfig, target: DatabaseTarget, options: { migrate: boolean }): Promise<string[]> {
-  const dataSource = new DataSource(dataSourceOptions(config, target, { poolSize: 2 }));
+  const dataSource = new DataSource(dataSourceOptions(config, target, { serving: false, poolSize: 2 }));
   try {
     await dataSource.initialize();
   } catch (err) {

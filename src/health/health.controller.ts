@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { IgnoresCredentials } from '../auth/public.decorator.js';
 import { HttpDrain } from '../shutdown/http-drain.js';
 import { PoolLiveness } from './pool-liveness.js';
-import { READINESS_TIMEOUT_MS } from './probe-bounds.js';
+import { READINESS_TIMEOUT_MS, withinBound } from './probe-bounds.js';
 
 @Controller()
 @IgnoresCredentials()
@@ -36,14 +36,7 @@ export class HealthController {
       void reply.status(503);
       return { status: 'draining' };
     }
-    let timer: NodeJS.Timeout | undefined;
-    const answered = this.dataSource.query('SELECT 1').then(
-      () => true,
-      () => false,
-    );
-    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), READINESS_TIMEOUT_MS)));
-    const ok = await Promise.race([answered, late]).finally(() => clearTimeout(timer));
-    if (ok) return { status: 'ok', database: 'ok' };
+    if (await withinBound(this.dataSource.query('SELECT 1'), READINESS_TIMEOUT_MS)) return { status: 'ok', database: 'ok' };
     void reply.status(503);
     return { status: 'unavailable', database: 'unreachable' };
   }
