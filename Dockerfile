@@ -6,7 +6,10 @@
 # src/**/*.graphql), assets/ and docs/legacy-to-graphql.md (served by /api/migration-guide).
 # test/deploy/image.test.ts lays out a directory exactly as these COPY lines do and runs CMD in it.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 24, the maintained LTS line (package.json's engines, docs/deploy.md#nodejs-versions). .ci/run reads
+# the major from this line and runs the tests on it; test/deploy/image.test.ts checks it is the newest
+# line engines claims.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

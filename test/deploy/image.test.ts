@@ -23,8 +23,22 @@ describe('Dockerfile, read', () => {
   });
 
   it('the linter does report a broken instruction, so the check above means something', () => {
-    const problems = validate('FROM node:20\nHEALTHCHECK --interva=30s CMD ["node"]\n').map((p) => p.message);
+    const problems = validate('FROM node:24\nHEALTHCHECK --interva=30s CMD ["node"]\n').map((p) => p.message);
     expect(problems).toContain('Unknown flag: interva');
+  });
+
+  it('builds every stage from one NODE_IMAGE on the newest Node line that package.json engines claims', () => {
+    const image = dockerfile.globalArgs
+      .map((i) => i.args)
+      .find((a) => a.startsWith('NODE_IMAGE='))
+      ?.slice('NODE_IMAGE='.length);
+    expect(dockerfile.stages.map((s) => s.base)).toEqual(dockerfile.stages.map(() => '${NODE_IMAGE}'));
+    const major = /^node:(\d+)[.-]/.exec(image ?? '')?.[1];
+    const { engines } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
+    // engines names each supported line as ^major.minor.patch (docs/deploy.md#nodejs-versions).
+    const lines = engines.node.split('||').map((range) => /^\^(\d+)\.\d+\.\d+$/.exec(range.trim())?.[1]);
+    expect({ engines: engines.node, unreadable: lines.includes(undefined) }).toEqual({ engines: engines.node, unreadable: false });
+    expect({ image, major }).toEqual({ image, major: String(Math.max(...lines.map(Number))) });
   });
 
   it('runs the final stage as a non-root user given by number, so Kubernetes runAsNonRoot can check it', () => {
