@@ -128,6 +128,10 @@ export const environmentSchema = z.object({
   RATE_LIMIT_OAUTH_TOKEN_REQUESTS: positiveInt(1_000_000_000).default(10000),
   RATE_LIMIT_OAUTH_REGISTRATIONS: positiveInt(1_000_000_000).default(20),
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL such as redis://redis:6379/0' }).optional(),
+  RATE_LIMIT_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1 to 64 letters, digits, "_", ".", ":" or "-", such as agora-staging:')
+    .default('agora:'),
 });
 
 export type Environment = z.input<typeof environmentSchema>;
@@ -257,6 +261,11 @@ export interface AppConfig {
   };
   /** Where the counters live when every instance must share them; unset, each process counts in memory. */
   redisUrl?: string;
+  /**
+   * Starts every rate-limit key in Redis (`<prefix>rl:<budget>:<caller>`): deployments that share one Redis
+   * (staging and production) need different prefixes, or they spend each other's budgets.
+   */
+  rateLimitKeyPrefix: string;
   /** OpenTelemetry traces, exported over OTLP/HTTP; undefined (off) unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
   tracing?: {
     /** The collector's base URL; spans go to `{endpoint}/v1/traces`. */
@@ -433,6 +442,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
         }
       : undefined,
     redisUrl: e.REDIS_URL,
+    rateLimitKeyPrefix: e.RATE_LIMIT_KEY_PREFIX,
     tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT ? { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME } : undefined,
   };
 }

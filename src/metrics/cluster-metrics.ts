@@ -7,7 +7,7 @@ import type { PrimaryService } from '../cluster/primary-service.js';
  * the primary handed the connection to, and must show the whole process group. That worker asks the
  * primary; the primary's AggregatorRegistry (prom-client) collects every worker's registry over IPC and
  * merges them by each metric's `aggregator`: counters and histograms, and Agora's gauges (the pools),
- * are summed; the runtime and process metrics carry a `worker` label (Metrics), so they stay one series
+ * are summed, the Redis gauge takes the smallest value (1 only when every worker is connected); the runtime and process metrics carry a `worker` label (Metrics), so they stay one series
  * per worker.
  */
 

@@ -221,8 +221,10 @@ export class Metrics {
   rateLimitStore(reachable: () => boolean): void {
     new Gauge({
       name: 'agora_rate_limit_store_up',
-      help: 'With REDIS_URL: 1 when Redis, where every instance keeps the rate-limit counters, is reachable; 0 while each process counts in memory',
+      help: 'With REDIS_URL: 1 when Redis, where every instance keeps the rate-limit counters, is reachable from every worker; 0 while any worker counts in memory',
       registers: [this.registry],
+      // With WORKERS > 1 the primary merges the workers' values: the smallest, so 1 only when every worker is connected.
+      aggregator: 'min',
       collect() {
         this.set(reachable() ? 1 : 0);
       },

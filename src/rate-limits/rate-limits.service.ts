@@ -80,7 +80,7 @@ export class RateLimits implements OnApplicationShutdown {
         storeClient: redis,
         points: this.limits![budget],
         duration: settings.windowSeconds,
-        keyPrefix: `agora:rl:${budget}`,
+        keyPrefix: `${config.rateLimitKeyPrefix}rl:${budget}`,
         customIncrTtlLuaScript: CHARGE_IF_FITS,
         rejectIfRedisNotReady: true,
       });

@@ -1,9 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { ROOT } from '../support/processes.js';
 
 const compose = parse(readFileSync(join(ROOT, 'compose.yaml'), 'utf8'));
+
+/** Each Agora pod template of deploy/kubernetes (the Deployment, the migration Job) with its file name. */
+const podTemplates = ['deployment.yaml', 'migrate-job.yaml'].map((file) => {
+  const docs = parseAllDocuments(readFileSync(join(ROOT, 'deploy/kubernetes', file), 'utf8')).map((d) => d.toJS());
+  const workload = docs.find((d) => d.kind === 'Deployment' || d.kind === 'Job');
+  return { file, spec: workload.spec.template.spec };
+});
+
+/** Kubernetes quantities as a tmpfs size: 64Mi → 64m. */
+const tmpfsSize = (quantity: string) => /^(\d+)Mi$/.exec(quantity)![1] + 'm';
 
 describe('compose.yaml', () => {
   it('starts Agora from the image built here once PostgreSQL and Redis report healthy', () => {
@@ -35,5 +45,17 @@ describe('compose.yaml', () => {
   it('gives the drain time to finish before Docker kills the process', () => {
     const grace = Number(/^(\d+)s$/.exec(compose.services.agora.stop_grace_period)![1]);
     expect(grace).toBeGreaterThan(Number(compose.services.agora.environment.SHUTDOWN_TIMEOUT_SECONDS));
+  });
+
+  it('runs Agora on a read-only root with the same writable /tmp as every pod of the Kubernetes manifests', () => {
+    expect(compose.services.agora.read_only).toBe(true);
+    for (const { file, spec } of podTemplates) {
+      const [container] = spec.containers;
+      expect([file, container.securityContext.readOnlyRootFilesystem]).toEqual([file, true]);
+      const mount = container.volumeMounts.find((m: { mountPath: string }) => m.mountPath === '/tmp');
+      expect([file, mount?.mountPath]).toEqual([file, '/tmp']);
+      const volume = spec.volumes.find((v: { name: string }) => v.name === mount.name);
+      expect(compose.services.agora.tmpfs).toEqual([`/tmp:size=${tmpfsSize(volume.emptyDir.sizeLimit)}`]);
+    }
   });
 });
