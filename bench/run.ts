@@ -112,7 +112,7 @@ async function tokenBenchmark(): Promise<string> {
     const app = cli(
       env,
       'apps:create',
-      '--owner',
+      '--user',
       'bench',
       '--name',
       'Bench',

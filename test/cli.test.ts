@@ -84,7 +84,7 @@ describe('administration CLI', () => {
     );
     const token = await runCli(t.databaseEnv, 'tokens:create', '--user', 'mallory', '--name', 'x');
     expect((await graphql(t.url, VIEWER, { privateToken: token.json.token })).status).toBe(200);
-    const blocked = await runCli(t.databaseEnv, 'users:block', '--username', 'mallory');
+    const blocked = await runCli(t.databaseEnv, 'users:block', '--user', 'mallory');
     expect(blocked.json).toMatchObject({ username: 'mallory', state: 'blocked' });
     expect((await graphql(t.url, VIEWER, { privateToken: token.json.token })).status).toBe(401);
   });
@@ -112,7 +112,7 @@ describe('administration CLI', () => {
 
   it.each([
     [['users:create', '--username', 'x'], /--email is required/, 2],
-    [['users:set-password', '--username', 'nobody', '--password', 'long-enough-pass'], /No user with username "nobody"/, 1],
+    [['users:set-password', '--user', 'nobody', '--password', 'long-enough-pass'], /^agora: --user: No user with username "nobody"/, 1],
     [
       ['users:create', '--username', 'bad name', '--email', 'b@example.com', '--name', 'B', '--password', 'long-enough-pass'],
       /Username must be/,
@@ -150,7 +150,7 @@ describe('administration CLI', () => {
     await browser.follow(await signIn(browser, user.username, TEST_PASSWORD));
     expect((await browser.get('/account')).status).toBe(200);
 
-    const weak = await runCliWithInput(t.databaseEnv, 'short\n', 'users:set-password', '--username', user.username, '--password-stdin');
+    const weak = await runCliWithInput(t.databaseEnv, 'short\n', 'users:set-password', '--user', user.username, '--password-stdin');
     expect(weak.code).toBe(1);
     expect(weak.stderr).toMatch(/Password must be at least 10 characters/);
 
@@ -158,7 +158,7 @@ describe('administration CLI', () => {
       t.databaseEnv,
       'a-brand-new-passphrase\n',
       'users:set-password',
-      '--username',
+      '--user',
       user.username,
       '--password-stdin',
     );
@@ -172,12 +172,12 @@ describe('administration CLI', () => {
   it("sets a user's e-mail address, refusing an invalid or taken one", async () => {
     const user = await createUser(t);
     const other = await createUser(t);
-    const invalid = await runCli(t.databaseEnv, 'users:set-email', '--username', user.username, '--email', 'nope');
+    const invalid = await runCli(t.databaseEnv, 'users:set-email', '--user', user.username, '--email', 'nope');
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toMatch(/--email: Email must be a valid address/);
-    const taken = await runCli(t.databaseEnv, 'users:set-email', '--username', user.username, '--email', other.email);
+    const taken = await runCli(t.databaseEnv, 'users:set-email', '--user', user.username, '--email', other.email);
     expect(taken.code).toBe(1);
-    const set = await runCli(t.databaseEnv, 'users:set-email', '--username', user.username, '--email', 'moved@example.com');
+    const set = await runCli(t.databaseEnv, 'users:set-email', '--user', user.username, '--email', 'moved@example.com');
     expect(set.json).toMatchObject({ username: user.username, email: 'moved@example.com' });
     expect((await signIn(new Browser(t.url), 'moved@example.com', TEST_PASSWORD)).status).toBe(303);
   });
@@ -247,25 +247,106 @@ describe('administration CLI', () => {
       ['users:craete', '--username', 'x'],
       'Unknown command "users:craete" (did you mean users:create?). Run "npm run cli -- help" for the commands.',
     ],
-    [['users:create', '--bogus', 'x'], 'Unknown flag --bogus for users:create. Run "npm run cli -- users:create --help" for its flags.'],
     [
-      ['users:create', '--user', 'x'],
-      'Unknown flag --user for users:create (did you mean --username?). Run "npm run cli -- users:create --help" for its flags.',
+      ['users:create', '--username', 'x', '--email', 'x@example.com', '--name', 'X', '--password-stdin', '--bogus', 'x'],
+      'Unknown flag --bogus for users:create\nRun "npm run cli -- users:create --help" for its flags.',
+    ],
+    [
+      ['users:create', '--user', 'x', '--email', 'x@example.com', '--name', 'X', '--password-stdin'],
+      'Unknown flag --user for users:create (did you mean --username?)\n--username is required\nRun "npm run cli -- users:create --help" for its flags.',
     ],
     // A flag of another command is refused rather than ignored.
     [
-      ['users:block', '--username', 'x', '--email', 'x@example.com'],
-      'Unknown flag --email for users:block. Run "npm run cli -- users:block --help" for its flags.',
+      ['users:block', '--user', 'x', '--email', 'x@example.com'],
+      'Unknown flag --email for users:block\nRun "npm run cli -- users:block --help" for its flags.',
     ],
     [
       ['users:block', 'x'],
-      'Unexpected argument "x" after users:block: flags start with "--". Run "npm run cli -- users:block --help" for its flags.',
+      'Unexpected argument "x" after users:block: flags start with "--"\n--user is required\nRun "npm run cli -- users:block --help" for its flags.',
     ],
-  ])('names the unknown command or flag of %j in one line, exit 2', async (args, message) => {
+  ])('names the unknown command or flag of %j, exit 2', async (args, message) => {
     const result = await runCli(t.databaseEnv, ...args);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(`agora: ${message}\n`);
+  });
+
+  it('reports every problem of a call at once, one line each, exit 2', async () => {
+    const result = await runCli(
+      t.databaseEnv,
+      ...['tokens:create', '--bogus', '--frob', 'x', '--name', '--expires-at', 'next tuesday', '--scopes', 'api frob'],
+    );
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n')).toEqual([
+      'agora: Unknown flag --bogus for tokens:create',
+      'Unknown flag --frob for tokens:create',
+      '--name needs a value (--name N; one starting with "--" as --name=…)',
+      '--user is required',
+      '--scopes: unknown scope "frob"; the scopes are api, read_api, openid, profile, email, offline_access',
+      '--expires-at: "next tuesday" is not a date: give a day such as 2027-01-31, or a time such as 2027-01-31T18:00:00Z',
+      'Run "npm run cli -- tokens:create --help" for its flags.',
+      '',
+    ]);
+  });
+
+  it('takes the former --username and --owner for an existing user, with one warning line on stderr', async () => {
+    const owner = await createUser(t);
+    const blocked = await runCli(t.databaseEnv, 'users:block', '--username', owner.username);
+    expect(blocked.code).toBe(0);
+    expect(blocked.json).toMatchObject({ username: owner.username, state: 'blocked' });
+    expect(blocked.stderr).toBe('agora: warning: --username is deprecated for users:block: use --user (--username still works for now)\n');
+    await runCli(t.databaseEnv, 'users:unblock', '--user', owner.username);
+
+    const created = await runCli(
+      t.databaseEnv,
+      ...['apps:create', '--owner', owner.username, '--name', 'Old script', '--redirect-uri', 'https://old.example.com/cb'],
+    );
+    expect(created.code).toBe(0);
+    expect(created.json.clientId).toMatch(/^[0-9a-f]{40}$/);
+    expect(created.stderr).toBe('agora: warning: --owner is deprecated for apps:create: use --user (--owner still works for now)\n');
+    const listed = await runCli(t.databaseEnv, 'apps:list', '--owner', owner.username);
+    expect(listed.json.applications.map((a: { name: string }) => a.name)).toEqual(['Old script']);
+    expect(listed.stderr).toBe('agora: warning: --owner is deprecated for apps:list: use --user (--owner still works for now)\n');
+
+    const unknown = await runCli(t.databaseEnv, 'apps:list', '--user', 'nobody-at-all');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe('agora: --user: No user with username "nobody-at-all"\n');
+  });
+
+  it('reports a taken username together with the other problems of users:create', async () => {
+    const taken = await createUser(t);
+    const result = await runCli(
+      t.databaseEnv,
+      ...['users:create', '--username', taken.username.toUpperCase(), '--email', 'nope', '--name', 'N', '--password', 'long-enough-pass'],
+    );
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'agora: --username: Username is already taken\nagora: --email: Email must be a valid address such as name@example.com\n',
+    );
+  });
+
+  it('prints scopes as an array and redirect URIs under one name in every command', async () => {
+    const owner = await createUser(t);
+    const app = await runCli(
+      t.databaseEnv,
+      ...['apps:create', '--user', owner.username, '--name', 'Shapes', '--redirect-uri', 'https://shapes.example.com/cb'],
+      ...['--scopes', 'openid api'],
+    );
+    const listed = await runCli(t.databaseEnv, 'apps:list', '--user', owner.username);
+    const token = await runCli(t.databaseEnv, 'tokens:create', '--user', owner.username, '--name', 'shapes', '--scopes', 'read_api');
+    const tokens = await runCli(t.databaseEnv, 'tokens:list', '--user', owner.username);
+    for (const entry of [app.json, listed.json.applications[0], token.json, tokens.json.tokens[0]]) {
+      expect(Array.isArray(entry.scopes)).toBe(true);
+      expect(Object.keys(entry)).not.toContain('redirectUri');
+    }
+    expect(app.json).toMatchObject({
+      redirectUris: ['https://shapes.example.com/cb'],
+      postLogoutRedirectUris: [],
+      scopes: ['openid', 'api'],
+    });
+    expect(listed.json.applications[0]).toMatchObject({ redirectUris: app.json.redirectUris, scopes: app.json.scopes });
   });
 
   it.each([
@@ -279,17 +360,18 @@ describe('administration CLI', () => {
       /^agora: --scopes: unknown scope "frob"; the scopes are api, read_api, openid/,
     ],
     [
-      ['apps:create', '--owner', 'grace', '--name', 'x', '--redirect-uri', 'http://localhost/cb', '--scopes', 'openid admin'],
+      ['apps:create', '--user', 'grace', '--name', 'x', '--redirect-uri', 'http://localhost/cb', '--scopes', 'openid admin'],
       /^agora: --scopes: unknown scope "admin"/,
     ],
     [
-      ['apps:create', '--owner', 'grace', '--name', 'x', '--redirect-uri', 'http://localhost/cb', '--type', 'spa'],
+      ['apps:create', '--user', 'grace', '--name', 'x', '--redirect-uri', 'http://localhost/cb', '--type', 'spa'],
       /^agora: --type: must be "confidential" or "public", not "spa"/,
     ],
     [['legacy:usage', '--days', 'abc'], /^agora: --days: must be a whole number of days from 1 to 3660, not "abc"/],
     [['legacy:usage', '--days', '1.5'], /^agora: --days: must be a whole number of days/],
     [['tokens:create', '--user', 'grace', '--name'], /^agora: --name needs a value/],
-    [['users:block', '--username', 'a', '--username', 'b'], /^agora: --username may be given only once/],
+    [['users:block', '--user', 'a', '--user', 'b'], /^agora: --user may be given only once/],
+    [['users:block', '--user', 'a', '--username', 'b'], /^agora: --user may be given only once \(--username is the same flag\)/],
     [['migration:generate', '--name', 'Add Things'], /^agora: --name: must be lowercase words joined by "-"/],
     [
       ['users:create', '--username', 'x', '--email', 'x@example.com', '--name', 'X', '--password', 'p', '--password-stdin'],
@@ -329,7 +411,7 @@ describe('administration CLI', () => {
       runCli(
         t.databaseEnv,
         'apps:create',
-        '--owner',
+        '--user',
         user,
         '--name',
         name,
@@ -359,12 +441,12 @@ describe('administration CLI', () => {
       owner: owner.username,
       redirectUris: ['http://localhost:4000/cb'],
       postLogoutRedirectUris: [],
-      scopes: 'openid api',
+      scopes: ['openid', 'api'],
       createdAt: expect.any(String),
       secretRotatedAt: null,
       id: created.json.id,
     });
-    const mine = await runCli(t.databaseEnv, 'apps:list', '--owner', owner.username);
+    const mine = await runCli(t.databaseEnv, 'apps:list', '--user', owner.username);
     expect(mine.json.applications.map((a: { name: string }) => a.name)).toEqual(['Listed client']);
     const secretHashes = (await t.get(DataSource).query('SELECT client_secret_hash FROM oauth_applications')) as {
       client_secret_hash: string;
@@ -395,7 +477,7 @@ describe('administration CLI', () => {
     const owner = await createUser(t);
     const created = await runCli(
       t.databaseEnv,
-      ...['apps:create', '--owner', owner.username, '--name', 'Desktop app', '--type', 'public'],
+      ...['apps:create', '--user', owner.username, '--name', 'Desktop app', '--type', 'public'],
       ...['--redirect-uri', 'http://127.0.0.1/callback', '--redirect-uri', 'com.example.desktop:/callback'],
       ...['--post-logout-redirect-uri', 'http://127.0.0.1/signed-out', '--post-logout-redirect-uri', 'https://app.example.com/bye'],
     );
@@ -404,10 +486,9 @@ describe('administration CLI', () => {
     expect(created.json).toEqual({
       clientId: expect.stringMatching(/^[0-9a-f]{40}$/),
       clientType: 'public',
-      redirectUri: 'http://127.0.0.1/callback',
       redirectUris: ['http://127.0.0.1/callback', 'com.example.desktop:/callback'],
       postLogoutRedirectUris: ['http://127.0.0.1/signed-out', 'https://app.example.com/bye'],
-      scopes: 'openid profile email api read_api',
+      scopes: ['openid', 'profile', 'email', 'api', 'read_api'],
       id: expect.any(String),
     });
     expect(created.stdout).not.toMatch(/secret"|agora_ocs_/);
@@ -418,12 +499,12 @@ describe('administration CLI', () => {
 
     const confidential = await runCli(
       t.databaseEnv,
-      ...['apps:create', '--owner', owner.username, '--name', 'Web app', '--redirect-uri', 'https://web.example.com/cb'],
+      ...['apps:create', '--user', owner.username, '--name', 'Web app', '--redirect-uri', 'https://web.example.com/cb'],
     );
     expect(confidential.json).toMatchObject({ clientSecret: expect.stringMatching(/^agora_ocs_/), clientType: 'confidential' });
-    expect(confidential.json.postLogoutRedirectUris).toBeUndefined();
+    expect(confidential.json.postLogoutRedirectUris).toEqual([]);
 
-    const listed = await runCli(t.databaseEnv, 'apps:list', '--owner', owner.username);
+    const listed = await runCli(t.databaseEnv, 'apps:list', '--user', owner.username);
     expect(listed.json.applications.map((a: { name: string; clientType: string }) => [a.name, a.clientType])).toEqual(
       expect.arrayContaining([
         ['Desktop app', 'public'],
@@ -441,7 +522,7 @@ describe('administration CLI', () => {
     const owner = await createUser(t);
     const result = await runCli(
       t.databaseEnv,
-      ...['apps:create', '--owner', owner.username, '--name', 'x', '--redirect-uri', 'com.example.app:/cb'],
+      ...['apps:create', '--user', owner.username, '--name', 'x', '--redirect-uri', 'com.example.app:/cb'],
     );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^agora: --redirect-uri: Redirect URIs must use https/);
@@ -466,7 +547,7 @@ describe('administration CLI', () => {
     expect(created.json.username).toBe('piper');
     expect((await signIn(new Browser(t.url), 'piper', 'piped-password-1234')).status).toBe(303);
 
-    const empty = await runCliWithInput(t.databaseEnv, '', 'users:set-password', '--username', 'piper', '--password-stdin');
+    const empty = await runCliWithInput(t.databaseEnv, '', 'users:set-password', '--user', 'piper', '--password-stdin');
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/^agora: --password-stdin: standard input has no password on its first line\n/);
   });

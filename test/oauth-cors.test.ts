@@ -276,7 +276,7 @@ describe('CORS for a public client that registered itself (RFC 7591)', () => {
     const clientId = await selfRegistered(origin);
     expect(await allowed(origin)).toBeNull();
     const owner = await createUser(t);
-    const claimed = await runCli(t.databaseEnv, 'apps:claim', '--id', clientId, '--owner', owner.username);
+    const claimed = await runCli(t.databaseEnv, 'apps:claim', '--id', clientId, '--user', owner.username);
     expect(claimed.code).toBe(0);
     // The claim was made by another process: this instance learns it from the change notification.
     let seen = null;

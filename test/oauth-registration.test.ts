@@ -241,16 +241,16 @@ describe('claiming a registered application', () => {
     await signIn(browser, user.username, TEST_PASSWORD);
     expect(await (await browser.get('/applications')).text()).not.toContain(clientId);
 
-    const claimed = await runCli(t.databaseEnv, 'apps:claim', '--id', clientId, '--owner', user.username);
+    const claimed = await runCli(t.databaseEnv, 'apps:claim', '--id', clientId, '--user', user.username);
     expect(claimed.stderr).toBe('');
     expect(claimed.json).toMatchObject({ clientId, name: 'Claim me', owner: user.username });
     expect(await (await browser.get('/applications')).text()).toContain(clientId);
-    const after = await runCli(t.databaseEnv, 'apps:list', '--owner', user.username);
+    const after = await runCli(t.databaseEnv, 'apps:list', '--user', user.username);
     expect(after.json.applications).toEqual([expect.objectContaining({ clientId, owner: user.username })]);
 
     // Claimed once: it stays with its owner.
     const other = await createUser(t);
-    const again = await runCli(t.databaseEnv, 'apps:claim', '--id', clientId, '--owner', other.username);
+    const again = await runCli(t.databaseEnv, 'apps:claim', '--id', clientId, '--user', other.username);
     expect(again.code).toBe(1);
     expect(again.stderr).toBe('agora: --id: This application already has an owner\n');
   });
@@ -407,7 +407,7 @@ describe('a self-registered application is never sent a browser without the user
 
   async function claim(clientId: string): Promise<void> {
     const owner = await createUser(t);
-    expect((await runCli(t.databaseEnv, 'apps:claim', '--id', clientId, '--owner', owner.username)).code).toBe(0);
+    expect((await runCli(t.databaseEnv, 'apps:claim', '--id', clientId, '--user', owner.username)).code).toBe(0);
   }
 
   /** The href of the page's "Return to …" link, unescaped. */

@@ -88,7 +88,7 @@ onEmbedded('revocation on the embedded database, with the credential cache on', 
     const { user, token } = await createUserWithToken(t);
     expect(await viewerStatus(token)).toBe(200);
     await expectCachedAcceptance(token);
-    const blocked = await runCli(t.databaseEnv, 'users:block', '--username', user.username);
+    const blocked = await runCli(t.databaseEnv, 'users:block', '--user', user.username);
     expect(blocked.json).toMatchObject({ username: user.username, state: 'blocked' });
     expect(await viewerStatus(token)).toBe(401);
   });

@@ -9,6 +9,8 @@ export interface FlagSpec {
   /** May be given several times; the command gets a list. */
   repeatable?: boolean;
   check?: ValueCheck;
+  /** Former names of this flag: still accepted, with a warning on stderr, so operators' scripts keep working. */
+  aliases?: string[];
 }
 
 /** What a command accepts and how it is explained: everything the CLI knows before it opens the database. */
@@ -28,6 +30,11 @@ const PASSWORD_STDIN_NOTE =
 const password = (required: boolean): Record<string, FlagSpec> => ({
   password: { value: 'P', description: 'Password: 10 characters or more, not containing the username or e-mail address', required },
   'password-stdin': { description: 'Read the password from standard input instead of --password' },
+});
+
+/** `--user U`: the one flag that names an existing user, in every command (formerly `--username` or `--owner`). */
+const user = (description: string, formerly: 'username' | 'owner', required = true): Record<string, FlagSpec> => ({
+  user: { value: 'U', description, required, aliases: [formerly] },
 });
 
 const commands = {
@@ -53,27 +60,27 @@ const commands = {
   },
   'users:set-password': {
     summary: "Sets a user's password and signs them out everywhere",
-    flags: { username: { value: 'U', description: 'Username of the account', required: true }, ...password(true) },
-    example: `users:set-password --username ada --password-stdin`,
+    flags: { ...user('Username of the account', 'username'), ...password(true) },
+    example: `users:set-password --user ada --password-stdin`,
     notes: [PASSWORD_STDIN_NOTE],
   },
   'users:set-email': {
     summary: "Sets a user's e-mail address (one who lost access to the old one)",
     flags: {
-      username: { value: 'U', description: 'Username of the account', required: true },
+      ...user('Username of the account', 'username'),
       email: { value: 'E', description: 'New e-mail address', required: true },
     },
-    example: 'users:set-email --username ada --email ada@example.org',
+    example: 'users:set-email --user ada --email ada@example.org',
   },
   'users:block': {
     summary: 'Blocks a user: their sessions and tokens stop working at once',
-    flags: { username: { value: 'U', description: 'Username of the account', required: true } },
-    example: 'users:block --username mallory',
+    flags: user('Username of the account', 'username'),
+    example: 'users:block --user mallory',
   },
   'users:unblock': {
     summary: 'Lets a blocked user sign in again',
-    flags: { username: { value: 'U', description: 'Username of the account', required: true } },
-    example: 'users:unblock --username mallory',
+    flags: user('Username of the account', 'username'),
+    example: 'users:unblock --user mallory',
   },
   'tokens:create': {
     summary: 'Creates a personal access token for a user and prints it (shown this once)',
@@ -97,8 +104,8 @@ const commands = {
   },
   'apps:list': {
     summary: 'OAuth applications with their Application ID (client id), owner, redirect URIs and scopes; never a secret',
-    flags: { owner: { value: 'U', description: 'Only the applications of this user' } },
-    example: 'apps:list --owner ada',
+    flags: user('Only the applications of this user', 'owner', false),
+    example: 'apps:list --user ada',
   },
   'apps:create': {
     summary: 'Registers an OAuth application and prints its client id and, for a confidential one, its secret (shown this once)',
@@ -109,7 +116,7 @@ const commands = {
           'confidential (a server-side app with a secret, the default) or public (single-page, native or CLI app: no secret, PKCE only)',
         check: oneOf(['confidential', 'public']),
       },
-      owner: { value: 'U', description: 'Username of the owner, whose dashboard lists the application', required: true },
+      ...user('Username of the owner, whose dashboard lists the application', 'owner'),
       name: { value: 'N', description: 'Name shown to users on the consent page', required: true },
       'redirect-uri': {
         value: 'URI',
@@ -124,7 +131,7 @@ const commands = {
         repeatable: true,
       },
     },
-    example: 'apps:create --owner ada --name "Example client" --redirect-uri http://localhost:4000/callback --scopes "openid profile api"',
+    example: 'apps:create --user ada --name "Example client" --redirect-uri http://localhost:4000/callback --scopes "openid profile api"',
     notes: [
       'Scopes default to "openid profile email api read_api".',
       'The type cannot be changed later. A public client may also use http://127.0.0.1/… redirect URIs (any port) and private-use schemes such as com.example.app:/callback.',
@@ -141,9 +148,9 @@ const commands = {
     summary: 'Gives an application registered dynamically (owner null in apps:list) to a user, whose dashboard then lists it',
     flags: {
       id: { value: 'ID', description: 'Application ID as apps:list shows it (the internal id works too)', required: true },
-      owner: { value: 'U', description: 'Username of the new owner', required: true },
+      ...user('Username of the new owner', 'owner'),
     },
-    example: 'apps:claim --id 9f2c41… --owner ada',
+    example: 'apps:claim --id 9f2c41… --user ada',
   },
   'keys:rotate': {
     summary: 'New id_token signing key; the old one stays in the JWKS until its tokens expire',

@@ -2,6 +2,8 @@ import { INestApplicationContext } from '@nestjs/common';
 import { PersonalTokensService } from '../personal-tokens/personal-tokens.service.js';
 import { parseScopeList } from '../auth/scopes.js';
 import { UsersService } from '../users/users.service.js';
+import { UserError } from '../users/users.errors.js';
+import { DomainError, failuresOf, InvalidInput } from '../errors/domain-error.js';
 import { SessionsService } from '../sessions/sessions.service.js';
 import { ApplicationsService } from '../oauth/applications.service.js';
 import { SigningKeysService } from '../oauth/signing-keys.service.js';
@@ -41,11 +43,30 @@ function listedApplication(application: Application, owner: string | null | unde
     owner: owner ?? null,
     redirectUris: application.redirectUris,
     postLogoutRedirectUris: application.postLogoutRedirectUris,
-    scopes: application.scopes.join(' '),
+    scopes: application.scopes,
     createdAt: application.createdAt,
     secretRotatedAt: application.secretRotatedAt,
     id: application.id,
   };
+}
+
+/**
+ * The service checks a username's uniqueness only once the input is valid (the database's unique
+ * index decides). An operator fixing a call should hear of a taken username with the other problems,
+ * in one answer, not after fixing those.
+ */
+async function withUsernameTaken(users: UsersService, username: string, err: unknown): Promise<unknown> {
+  if (!(err instanceof DomainError) || err.kind !== 'invalid') return err;
+  const failures = failuresOf(err);
+  if (failures.some((failure) => failure.field === 'username')) return err;
+  const taken = await users.getByUsername(username.trim()).then(
+    () => true,
+    (lookup: unknown) => {
+      if (lookup instanceof UserError && lookup.code === 'USER_NOT_FOUND') return false;
+      throw lookup;
+    },
+  );
+  return taken ? new InvalidInput([new UserError('USERNAME_TAKEN', 'Username is already taken', 'username'), ...failures]) : err;
 }
 
 export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
@@ -60,25 +81,30 @@ export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
     return { users: await app.get(UsersService).list() };
   },
   async 'users:create'(app, flags) {
+    const users = app.get(UsersService);
     const input = { username: value(flags, 'username'), email: value(flags, 'email'), name: value(flags, 'name') };
-    const user = await app.get(UsersService).create({ ...input, password: value(flags, 'password') });
-    return { id: user.id, username: user.username };
+    try {
+      const user = await users.create({ ...input, password: value(flags, 'password') });
+      return { id: user.id, username: user.username };
+    } catch (err) {
+      throw await withUsernameTaken(users, input.username, err);
+    }
   },
   async 'users:set-password'(app, flags) {
-    const user = await app.get(UsersService).setPassword(value(flags, 'username'), value(flags, 'password'));
+    const user = await app.get(UsersService).setPassword(value(flags, 'user'), value(flags, 'password'));
     const sessionsEnded = await app.get(SessionsService).endAllFor(user.id);
     return { id: user.id, username: user.username, sessionsEnded };
   },
   async 'users:set-email'(app, flags) {
-    const user = await app.get(UsersService).setEmail(value(flags, 'username'), value(flags, 'email'));
+    const user = await app.get(UsersService).setEmail(value(flags, 'user'), value(flags, 'email'));
     return { id: user.id, username: user.username, email: user.email };
   },
   async 'users:block'(app, flags) {
-    const user = await app.get(UsersService).setState(value(flags, 'username'), 'blocked');
+    const user = await app.get(UsersService).setState(value(flags, 'user'), 'blocked');
     return { id: user.id, username: user.username, state: user.state };
   },
   async 'users:unblock'(app, flags) {
-    const user = await app.get(UsersService).setState(value(flags, 'username'), 'active');
+    const user = await app.get(UsersService).setState(value(flags, 'user'), 'active');
     return { id: user.id, username: user.username, state: user.state };
   },
   async 'tokens:create'(app, flags) {
@@ -101,7 +127,7 @@ export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
   },
   async 'apps:list'(app, flags) {
     const users = app.get(UsersService);
-    const ownerName = optional(flags, 'owner');
+    const ownerName = optional(flags, 'user');
     const owner = ownerName === undefined ? undefined : await users.getByUsername(ownerName);
     const applications = await app.get(ApplicationsService).list(owner?.id);
     const ownerIds = [...new Set(applications.flatMap((a) => (a.ownerId ? [a.ownerId] : [])))];
@@ -110,7 +136,7 @@ export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
     return { applications: applications.map((a) => listedApplication(a, a.ownerId ? owners.get(a.ownerId) : null)) };
   },
   async 'apps:create'(app, flags) {
-    const owner = await app.get(UsersService).getByUsername(value(flags, 'owner'));
+    const owner = await app.get(UsersService).getByUsername(value(flags, 'user'));
     const clientType = (optional(flags, 'type') ?? 'confidential') as ClientType;
     const input = {
       name: value(flags, 'name'),
@@ -124,10 +150,9 @@ export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
       // A public client has none: the key is left out rather than null.
       ...(clientSecret === undefined ? {} : { clientSecret }),
       clientType: application.clientType,
-      redirectUri: application.redirectUris[0],
       redirectUris: application.redirectUris,
-      ...(application.postLogoutRedirectUris.length ? { postLogoutRedirectUris: application.postLogoutRedirectUris } : {}),
-      scopes: application.scopes.join(' '),
+      postLogoutRedirectUris: application.postLogoutRedirectUris,
+      scopes: application.scopes,
       id: application.id,
     };
   },
@@ -138,7 +163,7 @@ export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
     return { clientId: application.clientId, clientSecret };
   },
   async 'apps:claim'(app, flags) {
-    const owner = await app.get(UsersService).getByUsername(value(flags, 'owner'));
+    const owner = await app.get(UsersService).getByUsername(value(flags, 'user'));
     const applications = app.get(ApplicationsService);
     const { id } = await applications.getByClientIdOrId(value(flags, 'id'));
     const application = await applications.claim(id, owner.id);

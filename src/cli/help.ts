@@ -42,7 +42,7 @@ export function commandHelp(command: CommandName): string {
   const spec = COMMANDS[command];
   const flags = Object.entries(spec.flags).map(([name, flag]): [string, string] => [
     flagUsage(name, flag),
-    `${flag.description}${flag.required ? ' (required)' : ''}`,
+    `${flag.description}${flag.required ? ' (required)' : ''}${flag.aliases ? `; formerly ${flag.aliases.map((a) => `--${a}`).join(', ')}, still accepted` : ''}`,
   ]);
   return [
     `Usage: ${PROGRAM} ${usageLine(command)}`,

@@ -7,10 +7,19 @@ import { COMMANDS } from './command-specs.js';
 import { commandHelp, globalHelp } from './help.js';
 import { commandHint, parseCommandLine } from './parse-command-line.js';
 
-/** What a call prints on stdout: the help text, or the command's result as one JSON object. */
-export async function runCli(argv: string[], env: Record<string, string | undefined>, stdin: () => string): Promise<string> {
+/**
+ * What a call prints on stdout: the help text, or the command's result as one JSON object. `warn`
+ * gets the lines for stderr that do not stop the command (a deprecated flag).
+ */
+export async function runCli(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  stdin: () => string,
+  warn: (line: string) => void,
+): Promise<string> {
   const line = parseCommandLine(argv);
   if (line.kind === 'help') return line.command ? commandHelp(line.command) : globalHelp();
+  for (const warning of line.warnings) warn(warning);
   if (line.passwordFromStdin) {
     // The first line of standard input: kept out of the shell history and the process list.
     const password = stdin().split(/\r?\n/)[0]!;
@@ -25,7 +34,12 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {
   const argv = process.argv.slice(2);
-  runCli(argv, readEnvironment(), () => readFileSync(0, 'utf8'))
+  runCli(
+    argv,
+    readEnvironment(),
+    () => readFileSync(0, 'utf8'),
+    (line) => console.error(`agora: ${line}`),
+  )
     .then((output) => {
       console.log(output);
       process.exit(0);
@@ -42,8 +56,9 @@ function problemLines(err: unknown, argv: string[]): string[] {
     const line = parseCommandLine(argv);
     const flags = line.kind === 'run' ? COMMANDS[line.command].flags : {};
     return failuresOf(err).map((failure) => {
-      // `redirectUris` is set by the repeatable --redirect-uri.
-      const flag = [failure.field, failure.field?.replace(/s$/, '')].map((f) => f && flagName(f)).find((f) => f && Object.hasOwn(flags, f));
+      // `redirectUris` is set by the repeatable --redirect-uri; an existing user's `username` by --user.
+      const fields = [failure.field, failure.field?.replace(/s$/, ''), failure.field === 'username' ? 'user' : undefined];
+      const flag = fields.map((f) => f && flagName(f)).find((f) => f && Object.hasOwn(flags, f));
       return `${flag ? `--${flag}: ` : ''}${failure.message}`;
     });
   }

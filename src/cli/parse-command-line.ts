@@ -5,14 +5,30 @@ import { CommandName, COMMANDS, CommandSpec, isCommand } from './command-specs.j
 export type Flags = Record<string, string | string[] | undefined>;
 
 export type CommandLine =
-  { kind: 'help'; command?: CommandName } | { kind: 'run'; command: CommandName; flags: Flags; passwordFromStdin: boolean };
+  | { kind: 'help'; command?: CommandName }
+  | {
+      kind: 'run';
+      command: CommandName;
+      flags: Flags;
+      passwordFromStdin: boolean;
+      /** A deprecated spelling was used: one line each for stderr; the command still runs. */
+      warnings: string[];
+    };
 
-/** Whether each flag of any command takes a value: the same name means the same kind everywhere. */
+/** Whether each flag of any command (or former name of one) takes a value: the same name means the same kind everywhere. */
 const TAKES_VALUE = new Map<string, boolean>(
   Object.values(COMMANDS).flatMap((spec: CommandSpec) =>
-    Object.entries(spec.flags).map(([name, flag]) => [name, flag.value !== undefined]),
+    Object.entries(spec.flags).flatMap(([name, flag]) =>
+      [name, ...(flag.aliases ?? [])].map((n): [string, boolean] => [n, flag.value !== undefined]),
+    ),
   ),
 );
+
+/** The flag of `spec` that `name` names: itself, or the flag that `name` is a former name of. */
+function resolveFlag(spec: CommandSpec, name: string): string | undefined {
+  if (Object.hasOwn(spec.flags, name)) return name;
+  return Object.entries(spec.flags).find(([, flag]) => flag.aliases?.includes(name))?.[0];
+}
 
 export const HELP_HINT = 'Run "npm run cli -- help" for the commands.';
 
@@ -74,48 +90,60 @@ export function parseCommandLine(argv: string[]): CommandLine {
   const spec = COMMANDS[command];
   const hint = commandHint(command);
 
-  const unknown = given.filter((flag) => !Object.hasOwn(spec.flags, flag.name));
-  if (unknown.length > 0) {
-    const suggestion = unknown.length === 1 ? closest(unknown[0]!.name, Object.keys(spec.flags)) : undefined;
-    throw new UsageError(`${unknownFlags(unknown)} for ${command}${suggestion ? ` (did you mean --${suggestion}?)` : ''}. ${hint}`);
+  // Everything wrong with the call is collected and reported at once, one line each.
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const unknown = given.filter((flag) => resolveFlag(spec, flag.name) === undefined);
+  for (const flag of new Map(unknown.map((f) => [f.raw, f])).values()) {
+    const suggestion = closest(flag.name, Object.keys(spec.flags));
+    problems.push(`Unknown flag ${flag.raw} for ${command}${suggestion ? ` (did you mean --${suggestion}?)` : ''}`);
   }
-  if (rest.length > 0) throw new UsageError(`Unexpected argument "${rest[0]}" after ${command}: flags start with "--". ${hint}`);
+  // An unknown flag's value is left as an argument: only without one is an argument surely out of place.
+  if (unknown.length === 0 && rest.length > 0) problems.push(`Unexpected argument "${rest[0]}" after ${command}: flags start with "--"`);
 
   const flags: Flags = {};
-  const problems: string[] = [];
-  for (const { name, value } of given) {
+  const reported = new Set<string>();
+  const firstWritten = new Map<string, string>();
+  for (const { raw, name: written, value } of given) {
+    const name = resolveFlag(spec, written);
+    if (name === undefined) continue;
     const flag = spec.flags[name]!;
+    if (name !== written) {
+      const warning = `warning: ${raw} is deprecated for ${command}: use --${name} (${raw} still works for now)`;
+      if (!warnings.includes(warning)) warnings.push(warning);
+    }
     if (flag.value === undefined) {
-      if (value !== undefined) problems.push(`--${name} takes no value`);
+      if (value !== undefined) problems.push(`${raw} takes no value`);
       flags[name] = 'true';
     } else if (value === undefined) {
-      problems.push(`--${name} needs a value (--${name} ${flag.value}; one starting with "--" as --${name}=…)`);
+      problems.push(`${raw} needs a value (${raw} ${flag.value}; one starting with "--" as ${raw}=…)`);
+      reported.add(name);
     } else if (flags[name] !== undefined && !flag.repeatable) {
-      problems.push(`--${name} may be given only once`);
+      const former = [...new Set([firstWritten.get(name), raw])].find((r) => r !== `--${name}`);
+      problems.push(`--${name} may be given only once${former ? ` (${former} is the same flag)` : ''}`);
     } else {
       flags[name] = flag.repeatable ? [...((flags[name] as string[] | undefined) ?? []), value] : value;
+      if (!firstWritten.has(name)) firstWritten.set(name, raw);
     }
   }
   const passwordFromStdin = flags['password-stdin'] !== undefined;
   delete flags['password-stdin'];
   if (passwordFromStdin && flags.password !== undefined) problems.push('Give --password or --password-stdin, not both');
+
+  for (const [name, flag] of Object.entries(spec.flags)) {
+    const missing = flag.required && flags[name] === undefined && !(name === 'password' && passwordFromStdin);
+    if (missing && !reported.has(name)) problems.push(`--${name} is required`);
+  }
+
+  for (const [name, flag] of Object.entries(spec.flags)) {
+    for (const value of flags[name] === undefined ? [] : [flags[name]].flat()) {
+      const problem = value === '' ? 'must not be empty' : flag.check?.(value);
+      if (problem) problems.push(`--${name}: ${problem}`);
+    }
+  }
   if (problems.length > 0) throw new UsageError([...problems, hint].join('\n'));
 
-  const missing = Object.entries(spec.flags)
-    .filter(([name, flag]) => flag.required && flags[name] === undefined && !(name === 'password' && passwordFromStdin))
-    .map(([name]) => `--${name} is required`);
-  if (missing.length > 0) throw new UsageError([...missing, hint].join('\n'));
-
-  const invalid = Object.entries(spec.flags).flatMap(([name, flag]) => {
-    const values = flags[name] === undefined ? [] : [flags[name]].flat();
-    return values.flatMap((value) => {
-      const problem = value === '' ? 'must not be empty' : flag.check?.(value);
-      return problem ? [`--${name}: ${problem}`] : [];
-    });
-  });
-  if (invalid.length > 0) throw new UsageError([...invalid, hint].join('\n'));
-
-  return { kind: 'run', command, flags, passwordFromStdin };
+  return { kind: 'run', command, flags, passwordFromStdin, warnings };
 }
 
 function knownCommand(name: string): CommandName {

@@ -28,7 +28,7 @@ beforeAll(async () => {
   fleet = await startFleet(db.url, 3);
   [a, b, c] = fleet.instances as [Instance, Instance, Instance];
   const owner = await newUser();
-  app = (await cli(fleet.env, 'apps:create', '--owner', owner, '--name', 'Fleet client', '--redirect-uri', REDIRECT_URI)) as typeof app;
+  app = (await cli(fleet.env, 'apps:create', '--user', owner, '--name', 'Fleet client', '--redirect-uri', REDIRECT_URI)) as typeof app;
 });
 
 afterAll(async () => {
