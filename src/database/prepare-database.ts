@@ -59,6 +59,6 @@ export async function prepareDatabase(
 export function pendingMigrationsWarning(pending: number): string {
   return (
     `${pending} migration${pending === 1 ? ' is' : 's are'} pending and MIGRATIONS_RUN=false: /readyz answers 503 ` +
-    'until they are applied (`npm run migration:run`, or the migration job)'
+    `until ${pending === 1 ? 'it is' : 'they are'} applied (\`npm run migration:run\`, or the migration job)`
   );
 }
