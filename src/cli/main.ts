@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { ConfigError } from '../config/config.schema.js';
 import { readEnvironment } from '../config/environment.js';
 import { DomainError, failuresOf } from '../errors/domain-error.js';
-import { UsageError } from './cli-error.js';
+import { NoSchemaError } from '../database/prepare-database.js';
+import { NotMigratedError, UsageError } from './cli-error.js';
 import { COMMANDS } from './command-specs.js';
 import { commandHelp, globalHelp } from './help.js';
 import { commandHint, parseCommandLine } from './parse-command-line.js';
@@ -62,7 +63,7 @@ function problemLines(err: unknown, argv: string[]): string[] {
       return `${flag ? `--${flag}: ` : ''}${failure.message}`;
     });
   }
-  const known = err instanceof UsageError || err instanceof ConfigError;
+  const known = err instanceof UsageError || err instanceof ConfigError || err instanceof NotMigratedError || err instanceof NoSchemaError;
   return [known ? (err as Error).message : String((err as Error)?.stack ?? err)];
 }
 

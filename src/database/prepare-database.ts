@@ -3,6 +3,7 @@ import { AppConfig } from '../config/config.schema.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { DatabaseTarget } from './database-target.js';
 import { runMigrations } from './migrate.js';
+import { pendingMigrations } from './migration-status.js';
 
 export class DatabaseUnavailableError extends Error {
   constructor(target: DatabaseTarget, cause: unknown) {
@@ -11,8 +12,31 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
-/** Connects once to check the database answers, and applies pending migrations when asked to. */
-export async function prepareDatabase(config: AppConfig, target: DatabaseTarget, options: { migrate: boolean }): Promise<string[]> {
+/** The database has no Agora schema and this process was told not to migrate: nothing could work. */
+export class NoSchemaError extends Error {
+  constructor(target: DatabaseTarget, how: string) {
+    super(`The database (${target.description}) has no Agora schema: ${how}`);
+    this.name = 'NoSchemaError';
+  }
+}
+
+export interface PreparedDatabase {
+  /** Migrations this process applied. */
+  applied: string[];
+  /** Migrations still pending (only when not migrating: another process or job is expected to apply them). */
+  pending: number;
+}
+
+/**
+ * Connects once to check the database answers, and applies pending migrations when asked to. When not
+ * asked to, refuses a database without any schema (NoSchemaError, with `noSchemaHint` saying what to
+ * do), and counts the pending migrations.
+ */
+export async function prepareDatabase(
+  config: AppConfig,
+  target: DatabaseTarget,
+  options: { migrate: boolean; noSchemaHint?: string },
+): Promise<PreparedDatabase> {
   const dataSource = new DataSource(dataSourceOptions(config, target, { serving: false, poolSize: 2 }));
   try {
     await dataSource.initialize();
@@ -20,10 +44,21 @@ export async function prepareDatabase(config: AppConfig, target: DatabaseTarget,
     throw new DatabaseUnavailableError(target, err);
   }
   try {
-    if (!options.migrate) return [];
-    const applied = await runMigrations(dataSource);
-    return applied.map((m) => m.name);
+    if (options.migrate) return { applied: (await runMigrations(dataSource)).map((m) => m.name), pending: 0 };
+    const pending = await pendingMigrations(dataSource);
+    if (pending === null) {
+      throw new NoSchemaError(target, options.noSchemaHint ?? 'run `npm run migration:run` (or set MIGRATIONS_RUN=true)');
+    }
+    return { applied: [], pending };
   } finally {
     await dataSource.destroy();
   }
+}
+
+/** The start-up warning of a server that serves, but is not ready, until another process migrates. */
+export function pendingMigrationsWarning(pending: number): string {
+  return (
+    `${pending} migration${pending === 1 ? ' is' : 's are'} pending and MIGRATIONS_RUN=false: /readyz answers 503 ` +
+    `until ${pending === 1 ? 'it is' : 'they are'} applied (\`npm run migration:run\`, or the migration job)`
+  );
 }

@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
 import { IgnoresCredentials } from '../auth/public.decorator.js';
 import { HttpDrain } from '../shutdown/http-drain.js';
+import { MigrationReadiness } from './migration-readiness.js';
 import { PoolLiveness } from './pool-liveness.js';
 import { READINESS_TIMEOUT_MS, withinBound } from './probe-bounds.js';
 
@@ -14,6 +15,7 @@ export class HealthController {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly drain: HttpDrain,
     private readonly liveness: PoolLiveness,
+    private readonly migrations: MigrationReadiness,
   ) {}
 
   /**
@@ -29,15 +31,33 @@ export class HealthController {
     return { status: 'wedged', stalledSeconds: Math.round(state.stalledMs / 1000) };
   }
 
-  /** Readiness: the database answers too, and the server is not shutting down (a load balancer stops sending). */
+  /**
+   * Readiness: the database answers too and has every migration of this code (with MIGRATIONS_RUN=false
+   * another process applies them), and the server is not shutting down (a load balancer stops sending).
+   */
   @Get('readyz')
-  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<{ status: string; database?: string }> {
+  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<{ status: string; database?: string; migrations?: string }> {
     if (this.drain.draining) {
       void reply.status(503);
       return { status: 'draining' };
     }
-    if (await withinBound(this.dataSource.query('SELECT 1'), READINESS_TIMEOUT_MS)) return { status: 'ok', database: 'ok' };
-    void reply.status(503);
-    return { status: 'unavailable', database: 'unreachable' };
+    if (!(await withinBound(this.dataSource.query('SELECT 1'), READINESS_TIMEOUT_MS))) {
+      void reply.status(503);
+      return { status: 'unavailable', database: 'unreachable' };
+    }
+    let migrated = false;
+    const answered = await withinBound(
+      this.migrations.migrated().then((m) => (migrated = m)),
+      READINESS_TIMEOUT_MS,
+    );
+    if (!answered) {
+      void reply.status(503);
+      return { status: 'unavailable', database: 'unreachable' };
+    }
+    if (!migrated) {
+      void reply.status(503);
+      return { status: 'unavailable', database: 'ok', migrations: 'pending' };
+    }
+    return { status: 'ok', database: 'ok' };
   }
 }
