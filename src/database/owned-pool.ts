@@ -93,17 +93,17 @@ export class OwnedPool {
         return new Promise((resolve, reject) => this.acquire((err, client) => (err ? reject(err) : resolve(client!))));
       }
 
+      /** A connection without our wait bound, for the liveness check (its caller bounds the wait). */
+      connectUnshed(): Promise<pg.PoolClient> {
+        return super.connect();
+      }
+
       /**
        * pg-pool's own timeout (`connectionTimeoutMillis`, DATABASE_CONNECT_TIMEOUT_SECONDS) bounds opening
        * a connection; this bounds the statement's wait, which is shorter. A connection that arrives for a
        * statement that gave up is handed back at once, to the next waiter. Until the pool has connected
        * once (start-up), only the connect timeout applies.
        */
-      /** A connection without our wait bound, for the liveness check (its caller bounds the wait). */
-      connectUnshed(): Promise<pg.PoolClient> {
-        return super.connect();
-      }
-
       private acquire(callback: Callback): void {
         const started = performance.now();
         let answered = false;
