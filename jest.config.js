@@ -14,6 +14,7 @@ export default {
     '/test/browser/',
     '/test/fault/',
     '/test/fleet/',
+    '/test/pooler/',
     '/test/shutdown/',
     '/test/fuzz/',
     '/test/extending/',

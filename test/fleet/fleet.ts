@@ -22,8 +22,8 @@ export function requireAdminUrl(): string {
   return ADMIN_URL;
 }
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: requireAdminUrl() });
+async function admin(sql: string, adminUrl = requireAdminUrl()): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
     await client.query(sql);
@@ -33,17 +33,22 @@ async function admin(sql: string): Promise<void> {
 }
 
 export interface ScratchDatabase {
+  name: string;
   url: string;
   query<T = Record<string, unknown>>(sql: string, values?: unknown[]): Promise<T[]>;
   drop(): Promise<void>;
 }
 
-/** An empty database of the tier's own on the server: no tables, no migrations. */
-export async function scratchDatabase(): Promise<ScratchDatabase> {
-  const name = `agora_fleet_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  await admin(`CREATE DATABASE ${name}`);
-  const url = withDatabase(requireAdminUrl(), name);
+/**
+ * An empty database of the tier's own on the server: no tables, no migrations. `adminUrl` is a database
+ * on the server to create it from (another tier's, e.g. the pooler tier's; the fleet tier's by default).
+ */
+export async function scratchDatabase(adminUrl = requireAdminUrl(), prefix = 'agora_fleet'): Promise<ScratchDatabase> {
+  const name = `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  await admin(`CREATE DATABASE ${name}`, adminUrl);
+  const url = withDatabase(adminUrl, name);
   return {
+    name,
     url,
     async query<T>(sql: string, values: unknown[] = []): Promise<T[]> {
       const client = new pg.Client({ connectionString: url });
@@ -54,7 +59,7 @@ export async function scratchDatabase(): Promise<ScratchDatabase> {
         await client.end();
       }
     },
-    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`, adminUrl),
   };
 }
 
