@@ -66,7 +66,10 @@ export const environmentSchema = z.object({
   /** A connection with a session of its own to the same database, for LISTEN and the migration lock. */
   DATABASE_DIRECT_URL: z
     .string()
-    .regex(/^postgres(ql)?:\/\/.+/, 'must be a postgres:// or postgresql:// URL to the same database as DATABASE_URL, without a pooler in transaction mode')
+    .regex(
+      /^postgres(ql)?:\/\/.+/,
+      'must be a postgres:// or postgresql:// URL to the same database as DATABASE_URL, without a pooler in transaction mode',
+    )
     .optional(),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_POOL_SIZE: positiveInt(200).default(10),
