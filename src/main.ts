@@ -29,7 +29,7 @@ async function main(): Promise<void> {
 
   const { createLogger } = await import('./logging/logger.js');
   const { openDatabaseTarget } = await import('./database/database-target.js');
-  const { NoSchemaError, pendingMigrationsWarning, prepareDatabase } = await import('./database/prepare-database.js');
+  const { DatabaseSettingError, pendingMigrationsWarning, prepareDatabase } = await import('./database/prepare-database.js');
   const { createApp } = await import('./app.factory.js');
   const { MetricsListener } = await import('./metrics/metrics-listener.js');
   const { stopOnSignals } = await import('./shutdown/stop-on-signals.js');
@@ -41,13 +41,17 @@ async function main(): Promise<void> {
   let target;
   try {
     target = await openDatabaseTarget(config);
-    // A worker's primary has applied the migrations before forking it.
-    const { applied, pending } = await prepareDatabase(config, target, { migrate: config.database.migrationsRun && !cluster.isWorker });
+    // A worker's primary has checked the connections and applied the migrations before forking it.
+    const { applied, pending, warnings } = await prepareDatabase(config, target, {
+      migrate: config.database.migrationsRun && !cluster.isWorker,
+      checkPooling: !cluster.isWorker,
+    });
     logger.info({ database: target.description, migrationsApplied: applied }, 'Database ready');
+    for (const warning of warnings) logger.warn(warning);
     if (pending > 0 && !cluster.isWorker) logger.warn(pendingMigrationsWarning(pending));
   } catch (err) {
-    // A database without a schema is a setting to fix, not a crash: one line, no stack trace.
-    if (err instanceof NoSchemaError) logger.fatal(`Cannot start: ${err.message}`);
+    // A database setting to fix (no schema, a pooler other than configured) is no crash: one line, no stack trace.
+    if (err instanceof DatabaseSettingError) logger.fatal(`Cannot start: ${err.message}`);
     else logger.fatal({ err }, `Cannot start: ${(err as Error).message}`);
     await target?.close().catch(() => undefined);
     await tracing?.shutdown().catch(() => undefined);

@@ -36,7 +36,7 @@ import { PrivateTokenStrategy } from './strategies/private-token.strategy.js';
     PrivateTokenStrategy,
     { provide: APP_GUARD, useClass: AuthGuard },
   ],
-  exports: [CredentialVerifier, RequestAuthenticator],
+  exports: [CredentialVerifier, RequestAuthenticator, CredentialChangeListener],
 })
 export class AuthModule implements OnModuleInit {
   constructor(private readonly errorMappers: ErrorMappers) {}

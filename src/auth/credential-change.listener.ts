@@ -23,6 +23,12 @@ const BARRIER_PREFIX = 'barrier:';
 export const REVOCATION_BOUND_MS = 2_000;
 const HEARTBEAT_MS = 500;
 const RECONNECT_DELAY_MS = 1_000;
+/**
+ * How long an instance stays ready (/readyz) while its listener is not listening: a blip (the listener
+ * reconnects within a second or two) takes no instance out of the load balancer; a listener that cannot
+ * listen (a pooler in transaction mode, a database that refuses it) does.
+ */
+export const LISTENER_READINESS_GRACE_MS = 10_000;
 
 interface PendingBarrier {
   waiting: Set<number>;
@@ -42,6 +48,12 @@ interface PendingBarrier {
  * arrives before that query's result), and serves cached entries only until REVOCATION_BOUND_MS after
  * the start of its last confirmed heartbeat.
  *
+ * The listener connects through the session connection (DATABASE_DIRECT_URL when set): LISTEN belongs to
+ * one server session, and a pooler in transaction mode would leave it on a session the listener's next
+ * query does not reach. Every heartbeat reads the server process it is answered by: another than the one
+ * that ran LISTEN means this connection is no session of its own, which is logged as an error, and the
+ * listener reconnects (with the cache suspended meanwhile).
+ *
  * On the embedded database there is one instance, the process that holds it, and no connection to
  * lose: the same triggers' notifications are taken from the output of whichever client committed them
  * (ListeningPGlite), and evicted before that client hears that its transaction committed.
@@ -57,12 +69,28 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
   private heartbeat?: NodeJS.Timeout;
   private confirming = false;
   private readonly barriers = new Map<string, PendingBarrier>();
+  /** Since when a listener that should listen has not been (start-up counts), or undefined while it listens. */
+  private notListeningSince: number | undefined = performance.now();
+  private sharedSessionLogged = false;
 
   constructor(
     private readonly cache: CredentialCache,
     @Inject(DATABASE_TARGET) private readonly target: DatabaseTarget,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /**
+   * Whether this instance should take requests as far as revocation goes (/readyz): the listener listens,
+   * or has been listening and is not listening for less than LISTENER_READINESS_GRACE_MS. Always true
+   * where no listener is needed (the embedded database, no credential cache).
+   */
+  ready(): boolean {
+    if (this.target.kind !== 'server' || !this.cache.configured) return true;
+    if (this.notListeningSince === undefined) return true;
+    return this.everListened && performance.now() - this.notListeningSince < LISTENER_READINESS_GRACE_MS;
+  }
+
+  private everListened = false;
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.cache.enabled) return;
@@ -130,7 +158,7 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
 
   private async connect(): Promise<void> {
     const client = new pg.Client({
-      connectionString: this.target.connection.url,
+      connectionString: this.target.sessionConnection.url,
       application_name: LISTENER_APPLICATION_NAME,
       // Every wait is bounded: a link that drops packets ends in a reconnection, never in a listener
       // that waits for ever (a heartbeat unanswered past the bound means the cache is untrusted anyway).
@@ -148,6 +176,8 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
       await client.query(`LISTEN ${CREDENTIAL_CHANNEL}; LISTEN ${ACK_CHANNEL}`);
       this.pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       this.client = client;
+      this.everListened = true;
+      this.notListeningSince = undefined;
       this.cache.trustUntil(started + REVOCATION_BOUND_MS);
       this.cache.resume();
       this.heartbeat = setInterval(() => void this.confirm(client), HEARTBEAT_MS);
@@ -164,8 +194,10 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
     this.confirming = true;
     const started = performance.now();
     try {
-      await client.query('SELECT 1');
-      if (this.client === client) this.cache.trustUntil(started + REVOCATION_BOUND_MS);
+      const { pid } = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!;
+      if (this.client !== client) return;
+      if (pid !== this.pid) return this.sharedSession(client, pid);
+      this.cache.trustUntil(started + REVOCATION_BOUND_MS);
     } catch (err) {
       // A lost connection: the client's 'error' or 'end' handler suspends the cache and reconnects. An
       // unanswered heartbeat (query_timeout) ends nothing by itself: this connection is given up here.
@@ -175,8 +207,22 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
     }
   }
 
+  /**
+   * The heartbeat was answered by another server process than the one that ran LISTEN: the connection is
+   * a pooler's in transaction mode, notifications go to a session this connection no longer reaches.
+   */
+  private sharedSession(client: pg.Client, pid: number): void {
+    const message =
+      `The credential listener's connection changed server session (process ${this.pid}, then ${pid}): it goes through a pooler in ` +
+      'transaction mode, where LISTEN is lost; set DATABASE_DIRECT_URL to a direct or session-mode connection (docs/deploy.md)';
+    if (!this.sharedSessionLogged) this.logger.error(message);
+    this.sharedSessionLogged = true;
+    this.lost(client);
+  }
+
   private lost(client: pg.Client, err?: Error): void {
     this.cache.suspend();
+    this.notListeningSince ??= performance.now();
     if (this.client === client) {
       this.client = undefined;
       clearInterval(this.heartbeat);

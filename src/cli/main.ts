@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError } from '../config/config.schema.js';
 import { readEnvironment } from '../config/environment.js';
 import { DomainError, failuresOf } from '../errors/domain-error.js';
-import { NoSchemaError } from '../database/prepare-database.js';
+import { DatabaseSettingError } from '../database/prepare-database.js';
 import { NotMigratedError, UsageError } from './cli-error.js';
 import { COMMANDS } from './command-specs.js';
 import { commandHelp, globalHelp } from './help.js';
@@ -63,7 +63,8 @@ function problemLines(err: unknown, argv: string[]): string[] {
       return `${flag ? `--${flag}: ` : ''}${failure.message}`;
     });
   }
-  const known = err instanceof UsageError || err instanceof ConfigError || err instanceof NotMigratedError || err instanceof NoSchemaError;
+  const known =
+    err instanceof UsageError || err instanceof ConfigError || err instanceof NotMigratedError || err instanceof DatabaseSettingError;
   return [known ? (err as Error).message : String((err as Error)?.stack ?? err)];
 }
 

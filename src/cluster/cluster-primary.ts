@@ -2,7 +2,7 @@ import cluster, { Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/config.schema.js';
 import { openDatabaseTarget } from '../database/database-target.js';
-import { NoSchemaError, pendingMigrationsWarning, prepareDatabase } from '../database/prepare-database.js';
+import { DatabaseSettingError, pendingMigrationsWarning, prepareDatabase } from '../database/prepare-database.js';
 import type { PrimaryService } from './primary-service.js';
 import { primaryServices } from './primary-services.js';
 import { DEFAULT_RESTART_POLICY, RestartPolicy } from './restart-policy.js';
@@ -20,11 +20,12 @@ export async function runPrimary(config: AppConfig, logger: Logger): Promise<voi
   // one another on the migration lock otherwise, which is also correct, only slower).
   const target = await openDatabaseTarget(config);
   try {
-    const { applied, pending } = await prepareDatabase(config, target, { migrate: config.database.migrationsRun });
+    const { applied, pending, warnings } = await prepareDatabase(config, target, { migrate: config.database.migrationsRun });
     log.info({ database: target.description, migrationsApplied: applied }, 'Database ready');
+    for (const warning of warnings) log.warn(warning);
     if (pending > 0) log.warn(pendingMigrationsWarning(pending));
   } catch (err) {
-    if (err instanceof NoSchemaError) log.fatal(`Cannot start: ${err.message}`);
+    if (err instanceof DatabaseSettingError) log.fatal(`Cannot start: ${err.message}`);
     else log.fatal({ err }, `Cannot start: ${(err as Error).message}`);
     await target.close();
     process.exit(1);

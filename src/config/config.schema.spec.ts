@@ -76,6 +76,35 @@ describe('loadConfig', () => {
     });
   });
 
+  it('takes how DATABASE_URL pools sessions, and requires DATABASE_DIRECT_URL behind a pooler in transaction mode', () => {
+    const DATABASE_URL = 'postgres://agora@pooler.example.internal:6432/agora';
+    const DATABASE_DIRECT_URL = 'postgres://agora@db.example.internal:5432/agora';
+    expect(loadConfig({ DATABASE_URL }).database).toMatchObject({ pooling: 'session', directUrl: undefined });
+    expect(loadConfig({ DATABASE_URL, DATABASE_POOLING: 'transaction', DATABASE_DIRECT_URL }).database).toMatchObject({
+      url: DATABASE_URL,
+      pooling: 'transaction',
+      directUrl: DATABASE_DIRECT_URL,
+    });
+    expect(loadConfig({ DATABASE_URL, DATABASE_DIRECT_URL }).database).toMatchObject({
+      pooling: 'session',
+      directUrl: DATABASE_DIRECT_URL,
+    });
+    expect(problems({ DATABASE_URL, DATABASE_POOLING: 'transaction' })).toEqual([
+      expect.stringMatching(/^DATABASE_DIRECT_URL: required with DATABASE_POOLING=transaction: a direct \(or session-mode\) connection/),
+    ]);
+    expect(problems({ DATABASE_URL, DATABASE_POOLING: 'statement' })).toEqual([expect.stringMatching(/^DATABASE_POOLING: .*"statement"/)]);
+    expect(problems({ DATABASE_URL, DATABASE_DIRECT_URL: 'mysql://db' })).toEqual([
+      expect.stringMatching(/^DATABASE_DIRECT_URL: must be a postgres:/),
+    ]);
+    expect(problems({ DATABASE_DIRECT_URL })).toEqual([expect.stringMatching(/^DATABASE_DIRECT_URL: needs DATABASE_URL/)]);
+    expect(problems({ DATABASE_POOLING: 'transaction' })).toEqual([expect.stringMatching(/^DATABASE_POOLING: needs DATABASE_URL/)]);
+    // Empty is unset, as for every other setting.
+    expect(loadConfig({ DATABASE_URL, DATABASE_DIRECT_URL: '', DATABASE_POOLING: '' }).database).toMatchObject({
+      pooling: 'session',
+      directUrl: undefined,
+    });
+  });
+
   it('derives BASE_URL from PORT when only the port is set', () => {
     expect(loadConfig({ PORT: '3456' }).baseUrl).toBe('http://localhost:3456');
   });

@@ -57,6 +57,20 @@ export const environmentSchema = z.object({
     .regex(/^postgres(ql)?:\/\/.+/, 'must be a postgres:// or postgresql:// URL (unset it to use the embedded database)')
     .optional()
     .or(z.literal('').transform(() => undefined)),
+  /**
+   * How DATABASE_URL hands out server sessions: `session` (the server itself, or a pooler in session mode:
+   * each connection its own session) or `transaction` (a pooler in transaction mode: statements run
+   * unnamed, no per-connection SET, and DATABASE_DIRECT_URL carries what needs a session).
+   */
+  DATABASE_POOLING: z.enum(['session', 'transaction']).default('session'),
+  /** A connection with a session of its own to the same database, for LISTEN and the migration lock. */
+  DATABASE_DIRECT_URL: z
+    .string()
+    .regex(
+      /^postgres(ql)?:\/\/.+/,
+      'must be a postgres:// or postgresql:// URL to the same database as DATABASE_URL, without a pooler in transaction mode',
+    )
+    .optional(),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_POOL_SIZE: positiveInt(200).default(10),
   DATABASE_CONNECT_TIMEOUT_SECONDS: positiveInt(600).default(10),
@@ -156,6 +170,10 @@ export interface AppConfig {
   database: {
     /** A PostgreSQL server, or undefined for the embedded database under `dataDir`. */
     url?: string;
+    /** DATABASE_DIRECT_URL: what needs a session of its own (LISTEN, the migration lock); DATABASE_URL when unset. */
+    directUrl?: string;
+    /** DATABASE_POOLING: whether DATABASE_URL gives each connection its own session (`session`) or shares sessions per transaction. */
+    pooling: 'session' | 'transaction';
     dataDir: string;
     poolSize: number;
     connectTimeoutMs: number;
@@ -378,6 +396,17 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
         'Set DATABASE_URL to a PostgreSQL server, or WORKERS=1',
     ]);
   }
+  if (e.DATABASE_URL === undefined && (e.DATABASE_DIRECT_URL !== undefined || e.DATABASE_POOLING !== 'session')) {
+    throw new ConfigError([
+      `${e.DATABASE_DIRECT_URL !== undefined ? 'DATABASE_DIRECT_URL' : 'DATABASE_POOLING'}: needs DATABASE_URL (the embedded database has no pooler)`,
+    ]);
+  }
+  if (e.DATABASE_POOLING === 'transaction' && e.DATABASE_DIRECT_URL === undefined) {
+    throw new ConfigError([
+      'DATABASE_DIRECT_URL: required with DATABASE_POOLING=transaction: a direct (or session-mode) connection to the same database, ' +
+        'for LISTEN and the migration lock, which a pooler in transaction mode cannot carry',
+    ]);
+  }
   return {
     env: e.NODE_ENV,
     host: e.HOST,
@@ -390,6 +419,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     logLevel: e.LOG_LEVEL,
     database: {
       url: e.DATABASE_URL,
+      directUrl: e.DATABASE_DIRECT_URL,
+      pooling: e.DATABASE_POOLING,
       dataDir: isAbsolute(e.DATA_DIR) ? e.DATA_DIR : resolve(cwd, e.DATA_DIR),
       poolSize: e.DATABASE_POOL_SIZE,
       connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_SECONDS * 1000,

@@ -18,12 +18,16 @@ export interface DataSourceRole {
   owned?: OwnedPool;
 }
 
-/** The one TypeORM configuration, shared by the application, the CLI and ormconfig.ts. */
+/**
+ * The one TypeORM configuration, shared by the application, the CLI and ormconfig.ts. The serving pool
+ * connects through DATABASE_URL; the others (migrations, whose lock is a session's; the CLI) through
+ * the session connection, DATABASE_DIRECT_URL when set.
+ */
 export function dataSourceOptions(config: AppConfig, target: DatabaseTarget, role: DataSourceRole): DataSourceOptions {
   return {
     type: 'postgres',
     ...(role.owned ? { driver: role.owned.driver } : {}),
-    ...target.connection,
+    ...(role.serving ? target.connection : target.sessionConnection),
     entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
@@ -40,7 +44,7 @@ export function dataSourceOptions(config: AppConfig, target: DatabaseTarget, rol
       // migration runner asks for two: an idle one holding the advisory lock, one migrating.)
       max: role.poolSize ?? (target.kind === 'embedded' ? 1 : config.database.poolSize),
       ...SESSION_SETTINGS,
-      ...(target.kind === 'server' ? serverTimeouts(config, role.serving) : {}),
+      ...(target.kind === 'server' ? serverTimeouts(config, role.serving, target.pooling === 'session') : {}),
     },
   };
 }
@@ -67,15 +71,21 @@ export function poolWaitTimeoutMs(config: AppConfig, target: DatabaseTarget, rol
  * no statement bounds: a migration may rightly run for minutes, and waits for the migration lock while
  * another instance migrates.
  *
+ * Behind a pooler in transaction mode (DATABASE_POOLING=transaction) there is no `SET`: it would stay on
+ * the server session the pooler gave this connection for that one statement, and bind whichever client
+ * gets that session next, while this pool's next statements meet other sessions. The server-side bounds
+ * are then the role's (`ALTER ROLE … SET statement_timeout`, docs/deploy.md; checked at start-up,
+ * src/database/pooling-check.ts); the client-side `query_timeout` stays.
+ *
  * Not on the embedded database: its socket is local (no link to lose, no keep-alive), PGlite serves
  * every connection from one session (a `statement_timeout` set by one would bind all), and its
  * statements run on this process's own thread, so no client-side timer could fire during one anyway.
  */
-function serverTimeouts(config: AppConfig, serving: boolean): Record<string, unknown> {
+function serverTimeouts(config: AppConfig, serving: boolean, ownSessions: boolean): Record<string, unknown> {
   const { keepAliveMs, statementTimeoutMs, queryTimeoutMs, idleInTransactionTimeoutMs } = config.database;
   const settings = [
-    ...(serving && statementTimeoutMs > 0 ? [`SET statement_timeout = ${Math.trunc(statementTimeoutMs)}`] : []),
-    ...(serving && idleInTransactionTimeoutMs > 0
+    ...(serving && ownSessions && statementTimeoutMs > 0 ? [`SET statement_timeout = ${Math.trunc(statementTimeoutMs)}`] : []),
+    ...(serving && ownSessions && idleInTransactionTimeoutMs > 0
       ? [`SET idle_in_transaction_session_timeout = ${Math.trunc(idleInTransactionTimeoutMs)}`]
       : []),
   ];

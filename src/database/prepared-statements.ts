@@ -1,14 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { DatabaseTarget } from './database-target.js';
 import { DATABASE_TARGET } from './database-tokens.js';
 import { OwnedPool } from './owned-pool.js';
 
-/** A statement run often enough to keep prepared: its name must be unique in the service. */
+/** A statement run often enough to keep prepared. `name` says what it is; it is prepared under a name of its text. */
 export interface Statement {
   name: string;
   text: string;
+}
+
+/**
+ * The name a text is prepared under: the same text has the same name in every process and every
+ * version of the service, and a name never stands for two texts (a pooler in session mode hands a
+ * server session from one client to the next; a name given in order of first use could mean other SQL there).
+ */
+export function preparedName(text: string): string {
+  return `agora_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
 }
 
 /**
@@ -22,10 +32,15 @@ export interface Statement {
  * On the embedded database the statement runs unnamed, on TypeORM's one connection: PGlite serves
  * every socket connection from one session, where a name prepared by one connection would collide
  * with the next one's, and it is safe with a single connection only.
+ *
+ * Behind a pooler in transaction mode (DATABASE_POOLING=transaction) every statement runs unnamed too:
+ * a statement prepared on one server session is unknown to the next one the pooler hands out, and
+ * PgBouncer before 1.21 does not carry prepared statements across them.
  */
 @Injectable()
 export class PreparedStatements {
   private readonly server: boolean;
+  private readonly named: boolean;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -33,13 +48,18 @@ export class PreparedStatements {
     private readonly owned: OwnedPool,
   ) {
     this.server = target.kind === 'server';
+    this.named = this.server && target.pooling === 'session';
   }
 
   async query<R extends Record<string, unknown>>(statement: Statement, values: unknown[]): Promise<R[]> {
-    if (!this.server) return (await this.dataSource.query(statement.text, values)) as R[];
+    return this.prepared(statement.text, values, this.named ? this.nameOf(statement.text) : undefined);
+  }
+
+  private async prepared<R extends Record<string, unknown>>(text: string, values: unknown[], name: string | undefined): Promise<R[]> {
+    if (!this.server) return (await this.dataSource.query(text, values)) as R[];
     // Logged as TypeORM logs its own statements (the statement-count tests listen there).
-    this.dataSource.logger.logQuery(statement.text, values);
-    return (await this.owned.pool.query<R>({ name: statement.name, text: statement.text, values })).rows;
+    this.dataSource.logger.logQuery(text, values);
+    return (await this.owned.pool.query<R>(name === undefined ? { text, values } : { name, text, values })).rows;
   }
 
   /**
@@ -48,10 +68,16 @@ export class PreparedStatements {
    * MAX_NAMED texts the rest run unnamed, so a connection never holds an unbounded number of them.
    */
   run<R extends Record<string, unknown>>(text: string, values: unknown[]): Promise<R[]> {
+    if (!this.named) return this.prepared(text, values, undefined);
+    const name = this.names.get(text) ?? (this.names.size < MAX_NAMED ? this.nameOf(text) : undefined);
+    return this.prepared(text, values, name);
+  }
+
+  /** The names of the texts prepared so far (the static statements, and up to MAX_NAMED in all from run time). */
+  private nameOf(text: string): string {
     let name = this.names.get(text);
-    if (name === undefined && this.names.size < MAX_NAMED) this.names.set(text, (name = `agora_run_${this.names.size + 1}`));
-    if (name === undefined) return this.dataSource.query(text, values) as Promise<R[]>;
-    return this.query({ name, text }, values);
+    if (name === undefined) this.names.set(text, (name = preparedName(text)));
+    return name;
   }
 
   private readonly names = new Map<string, string>();

@@ -2,6 +2,7 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
+import { CredentialChangeListener } from '../auth/credential-change.listener.js';
 import { IgnoresCredentials } from '../auth/public.decorator.js';
 import { HttpDrain } from '../shutdown/http-drain.js';
 import { MigrationReadiness } from './migration-readiness.js';
@@ -16,6 +17,7 @@ export class HealthController {
     private readonly drain: HttpDrain,
     private readonly liveness: PoolLiveness,
     private readonly migrations: MigrationReadiness,
+    private readonly credentialListener: CredentialChangeListener,
   ) {}
 
   /**
@@ -33,10 +35,13 @@ export class HealthController {
 
   /**
    * Readiness: the database answers too and has every migration of this code (with MIGRATIONS_RUN=false
-   * another process applies them), and the server is not shutting down (a load balancer stops sending).
+   * another process applies them), the credential-change listener listens (or lost its connection less
+   * than LISTENER_READINESS_GRACE_MS ago), and the server is not shutting down (a load balancer stops sending).
    */
   @Get('readyz')
-  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<{ status: string; database?: string; migrations?: string }> {
+  async ready(
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<{ status: string; database?: string; migrations?: string; credentialListener?: string }> {
     if (this.drain.draining) {
       void reply.status(503);
       return { status: 'draining' };
@@ -57,6 +62,10 @@ export class HealthController {
     if (!migrated) {
       void reply.status(503);
       return { status: 'unavailable', database: 'ok', migrations: 'pending' };
+    }
+    if (!this.credentialListener.ready()) {
+      void reply.status(503);
+      return { status: 'unavailable', database: 'ok', credentialListener: 'not listening' };
     }
     return { status: 'ok', database: 'ok' };
   }
