@@ -3,7 +3,7 @@ import { Fleet, FLEET_SECRET_KEY, ScratchDatabase } from '../fleet/fleet.js';
 import { startServer, waitForHttp } from '../support/processes.js';
 import { freePort } from '../support/test-app.js';
 import { PgBouncer } from './pgbouncer.js';
-import { pooledEnv, poolerDatabase, startBouncers, startPooledFleet } from './pooler.js';
+import { boundWarnings, pooledEnv, poolerDatabase, startBouncers, startPooledFleet } from './pooler.js';
 
 /** src/database/migrate.ts: the advisory lock every starting instance takes around the migrations. */
 const MIGRATION_LOCK_KEY = 727_274_001;
@@ -79,6 +79,17 @@ describe.each(['transaction', 'session'] as const)(
           `a sixth instance ready after ${sixthReadyMs === undefined ? `more than ${LATER_START_BOUND_MS}` : Math.round(sixthReadyMs)} ms; locks held after it: ${lockedAfterSix.length}`,
       );
 
+      // No statement bounds on the role here: behind the transaction pooler each instance says what to set.
+      for (const instance of fleet.instances) {
+        expect(boundWarnings(instance)).toEqual(
+          mode === 'transaction'
+            ? [
+                expect.stringMatching(/statement_timeout is 0 .*ALTER ROLE .* SET statement_timeout = '10s'/),
+                expect.stringMatching(/ALTER ROLE .* SET idle_in_transaction_session_timeout = '60s'/),
+              ]
+            : [],
+        );
+      }
       expect(lockedAfterFive).toEqual([]);
       expect(sixthReadyMs).toBeDefined();
       expect(sixthCode).toBe(0);

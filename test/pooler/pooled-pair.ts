@@ -8,10 +8,12 @@ import { graphql } from '../support/http.js';
 import { authorizationRequest, REDIRECT_URI } from '../support/oauth.js';
 import { PgBouncer, PoolMode } from './pgbouncer.js';
 import {
+  boundWarnings,
   directEnv,
   migrate,
   newUser,
   poolerDatabase,
+  setRoleBounds,
   runConcurrently,
   startBouncers,
   startPooledFleet,
@@ -83,38 +85,35 @@ export function describePooledPair(mode: Extract<PoolMode, 'transaction' | 'sess
     let fleet: Fleet;
     let a: Instance;
     let b: Instance;
-    let users: { revoker: string; refreshers: string[] };
+    let username: string;
     let app: App;
-    let tokens: { id: string; token: string }[];
 
     beforeAll(async () => {
       db = await poolerDatabase();
       [bouncer] = await startBouncers(mode);
       await migrate(db);
-      await seedEvents(db);
+      if (mode === 'transaction') await setRoleBounds(db);
       // More pooled connections than the transaction pool has server connections: they must share.
-      fleet = await startPooledFleet(bouncer!, db, 2, { MIGRATIONS_RUN: 'false', DATABASE_POOL_SIZE: '8' });
+      [, fleet, username] = await Promise.all([
+        seedEvents(db),
+        startPooledFleet(bouncer!, db, 2, { MIGRATIONS_RUN: 'false', DATABASE_POOL_SIZE: '8' }),
+        newUser(db),
+      ]);
       [a, b] = fleet.instances as [Instance, Instance];
-      // The other tests' users, tokens and client, made with the CLI (a process each: several at once).
-      const [revoker, owner, ...refreshers] = await Promise.all(Array.from({ length: 2 + REFRESH_FAMILIES }, () => newUser(db)));
-      users = { revoker: revoker!, refreshers };
-      [app, ...tokens] = (await Promise.all([
-        cli(
-          directEnv(db),
+      app = (await cli(
+        directEnv(db),
+        ...[
           'apps:create',
           '--user',
-          owner!,
+          username,
           '--name',
           'Pooler client',
           '--redirect-uri',
           REDIRECT_URI,
           '--scopes',
           'openid api offline_access',
-        ),
-        ...Array.from({ length: REVOCATION_TRIALS }, (_, i) =>
-          cli(directEnv(db), 'tokens:create', '--user', revoker!, '--name', `pooler-${i}`),
-        ),
-      ])) as [App, ...{ id: string; token: string }[]];
+        ],
+      )) as App;
     });
 
     afterAll(async () => {
@@ -122,6 +121,10 @@ export function describePooledPair(mode: Extract<PoolMode, 'transaction' | 'sess
       await bouncer?.stop();
       await db?.drop();
       expect(codes).toEqual(fleet ? [0, 0] : []);
+    });
+
+    it('logs no warning about server-side statement bounds (set on the role in transaction mode, by SET in session mode)', () => {
+      expect(fleet.instances.flatMap(boundWarnings)).toEqual([]);
     });
 
     it(`answers ${2 * LISTINGS_PER_INSTANCE} concurrent listings with opposite filters on the two instances, each with its own filter's rows only`, async () => {
@@ -192,14 +195,15 @@ export function describePooledPair(mode: Extract<PoolMode, 'transaction' | 'sess
       const browsers = new Map<Instance, Browser>();
       for (const instance of [a, b]) {
         const browser = new Browser(instance.url, fleet.site);
-        expect((await signIn(browser, users.revoker, TEST_PASSWORD)).status).toBe(303);
+        expect((await signIn(browser, username, TEST_PASSWORD)).status).toBe(303);
         browsers.set(instance, browser);
       }
-      for (const [trial, { id, token }] of tokens.entries()) {
+      for (let trial = 0; trial < REVOCATION_TRIALS; trial++) {
         const [via, other] = trial % 2 === 0 ? [a, b] : [b, a];
+        const browser = browsers.get(via)!;
+        const { id, token } = await createToken(browser, `pooler-${trial}`);
         for (const instance of [a, b, a, b]) expect(await viewer(instance, token)).toBe(200); // cached on both now
 
-        const browser = browsers.get(via)!;
         const confirm = await browser.get(`/account/tokens/${id}/revoke`);
         const fields = formFields(await confirm.text());
 
@@ -268,7 +272,7 @@ export function describePooledPair(mode: Extract<PoolMode, 'transaction' | 'sess
         return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, string> };
       };
 
-      for (const [family, username] of users.refreshers.entries()) {
+      for (let family = 0; family < REFRESH_FAMILIES; family++) {
         const [first, second] = family % 2 === 0 ? [a, b] : [b, a];
         const config = await relyingParty(fleet, second, app);
         const request = await authorizationRequest(config, 'openid api offline_access');
@@ -315,7 +319,7 @@ async function relyingParty(fleet: Fleet, token: Instance, app: App): Promise<cl
   return config;
 }
 
-/** Signs in and approves in `browser`; the callback URL with the code. */
+/** Signs in and approves in `browser` (unless the user's consent is remembered); the callback URL with the code. */
 async function approve(fleet: Fleet, browser: Browser, username: string, authorizeUrl: URL): Promise<URL> {
   const first = await browser.get(authorizeUrl.pathname + authorizeUrl.search);
   expect(first.status).toBe(302);
@@ -323,10 +327,25 @@ async function approve(fleet: Fleet, browser: Browser, username: string, authori
   const signedIn = await signIn(browser, username, TEST_PASSWORD, returnTo);
   expect(signedIn.status).toBe(303);
   const consent = await browser.follow(signedIn);
+  if (consent.external) return new URL(consent.external);
   expect(consent.res.status).toBe(200);
   const decided = await browser.post('/oauth/authorize', { ...formFields(await consent.res.text()), decision: 'approve' });
   expect(decided.status).toBe(302);
   return new URL(decided.headers.get('location')!);
+}
+
+/**
+ * A personal token made on the dashboard, where `browser` is signed in: the token, shown this once, and
+ * its id, from the one revoke link of the page (the tests revoke each before making the next).
+ */
+async function createToken(browser: Browser, name: string): Promise<{ id: string; token: string }> {
+  const { _csrf } = formFields(await (await browser.get('/account')).text());
+  const { posted, html } = await browser.submit('/account/tokens', { _csrf: _csrf!, name, scopes: 'api' });
+  expect(posted.status).toBe(303);
+  const token = /<code id="new-token" class="secret">([^<]+)<\/code/.exec(html)?.[1];
+  const ids = [...html.matchAll(/href="\/account\/tokens\/([^/"]+)\/revoke"/g)].map((m) => m[1]!);
+  if (!token || ids.length !== 1) throw new Error(`no new token, or not exactly one to revoke, on the account page:\n${html}`);
+  return { id: ids[0]!, token };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { cli, FLEET_SECRET_KEY, scratchDatabase, ScratchDatabase, startFleet, Fleet } from '../fleet/fleet.js';
+import { cli, FLEET_SECRET_KEY, Fleet, Instance, scratchDatabase, ScratchDatabase, startFleet } from '../fleet/fleet.js';
 import { TEST_PASSWORD } from '../support/fixtures.js';
 import { PgBouncer, PoolMode, startPgBouncers } from './pgbouncer.js';
 
@@ -68,6 +68,23 @@ export function startPooledFleet(
 ): Promise<Fleet> {
   const env = { ...pooledEnv(bouncer, db), ...extraEnv };
   return startFleet(env.DATABASE_URL!, count, env);
+}
+
+/**
+ * The server-side statement bounds docs/deploy.md has the operator set for a transaction pooler (no
+ * per-connection SET passes one), here for the tests' role in this database only.
+ */
+export async function setRoleBounds(db: ScratchDatabase): Promise<void> {
+  await db.query(`ALTER ROLE CURRENT_USER IN DATABASE ${db.name} SET statement_timeout = '10s'`);
+  await db.query(`ALTER ROLE CURRENT_USER IN DATABASE ${db.name} SET idle_in_transaction_session_timeout = '60s'`);
+}
+
+/** What an instance logged at level warn or above about the server-side statement bounds. */
+export function boundWarnings(instance: Instance): string[] {
+  return instance
+    .logs()
+    .filter((l) => Number(l.level) >= 40 && /statement_timeout|idle_in_transaction_session_timeout/.test(String(l.msg)))
+    .map((l) => String(l.msg));
 }
 
 /** Applies the migrations through the direct connection, as a migration job would. */
