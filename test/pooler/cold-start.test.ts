@@ -1,6 +1,6 @@
 import { MIGRATIONS } from '../../src/database/migrations/index.js';
 import { Fleet, FLEET_SECRET_KEY, ScratchDatabase } from '../fleet/fleet.js';
-import { startServer, waitForHttp } from '../support/processes.js';
+import { runCli, startServer, waitForHttp } from '../support/processes.js';
 import { freePort } from '../support/test-app.js';
 import { PgBouncer } from './pgbouncer.js';
 import { boundWarnings, pooledEnv, poolerDatabase, startBouncers, startPooledFleet } from './pooler.js';
@@ -10,90 +10,108 @@ const MIGRATION_LOCK_KEY = 727_274_001;
 /** How long a later instance may take to be ready on a migrated database (a few seconds on an idle machine). */
 const LATER_START_BOUND_MS = 60_000;
 
-describe.each(['transaction', 'session'] as const)(
-  'five instances started at once behind PgBouncer in %s mode, on an empty database',
-  (mode) => {
-    let bouncer: PgBouncer;
-    let db: ScratchDatabase;
-    let fleet: Fleet | undefined;
+/** Advisory locks on the migration key in this database, as the server itself lists them. */
+function migrationLocksIn(db: ScratchDatabase) {
+  return db.query<{ pid: number; granted: boolean }>(
+    `SELECT l.pid, l.granted FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+      WHERE l.locktype = 'advisory' AND l.classid = 0 AND l.objid = $1 AND d.datname = $2`,
+    [MIGRATION_LOCK_KEY, db.name],
+  );
+}
 
-    beforeAll(async () => {
-      db = await poolerDatabase();
-      [bouncer] = await startBouncers(mode);
+describe.each(['transaction', 'session'] as const)('starting on an empty database behind PgBouncer in %s mode', (mode) => {
+  let bouncer: PgBouncer;
+  let db: ScratchDatabase;
+  let fleet: Fleet | undefined;
+
+  beforeAll(async () => {
+    db = await poolerDatabase();
+    [bouncer] = await startBouncers(mode);
+  });
+
+  afterAll(async () => {
+    const codes = fleet ? await fleet.stop() : [];
+    await bouncer?.stop();
+    await db?.drop();
+    expect(codes).toEqual(fleet ? [0, 0, 0, 0, 0] : []);
+  });
+
+  const migrationLocks = () => migrationLocksIn(db);
+
+  it('five instances started at once all become ready, the migrations are applied once, the migration lock is released, and a sixth instance started later is ready promptly', async () => {
+    const started = performance.now();
+    fleet = await startPooledFleet(bouncer, db, 5);
+    const allReadyMs = performance.now() - started;
+    for (const instance of fleet.instances) expect((await fetch(`${instance.url}/readyz`)).status).toBe(200);
+
+    const applied = await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY id');
+    expect(applied.map((r) => r.name)).toEqual(MIGRATIONS.map((m) => m.name));
+    // The one that held the lock first applied them all, the others none.
+    const appliedBy = fleet.instances.map(
+      (i) => i.logs().find((l) => l.msg === 'Database ready')?.migrationsApplied as string[] | undefined,
+    );
+    expect(appliedBy.map((list) => list?.length).sort()).toEqual([0, 0, 0, 0, MIGRATIONS.length]);
+    const lockedAfterFive = await migrationLocks();
+
+    const port = await freePort();
+    const sixth = startServer({
+      ...pooledEnv(bouncer, db),
+      SECRET_KEY: FLEET_SECRET_KEY,
+      BASE_URL: fleet.site,
+      DATABASE_POOL_SIZE: '4',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'info',
     });
+    const sixthStarted = performance.now();
+    let sixthReadyMs: number | undefined;
+    try {
+      await waitForHttp(`http://127.0.0.1:${port}/readyz`, sixth, LATER_START_BOUND_MS);
+      sixthReadyMs = performance.now() - sixthStarted;
+    } catch {
+      // reported below, with the locks
+    } finally {
+      if (sixth.child.exitCode === null) sixth.child.kill('SIGTERM');
+    }
+    const sixthCode = await sixth.exited;
+    const lockedAfterSix = await migrationLocks();
+    console.log(
+      `pooler ${mode}: five instances ready ${Math.round(allReadyMs)} ms after starting at once; migration locks held then: ${lockedAfterFive.length}; ` +
+        `a sixth instance ready after ${sixthReadyMs === undefined ? `more than ${LATER_START_BOUND_MS}` : Math.round(sixthReadyMs)} ms; locks held after it: ${lockedAfterSix.length}`,
+    );
 
-    afterAll(async () => {
-      const codes = fleet ? await fleet.stop() : [];
-      await bouncer?.stop();
-      await db?.drop();
-      expect(codes).toEqual(fleet ? [0, 0, 0, 0, 0] : []);
-    });
-
-    /** Advisory locks on the migration key in this database, as the server itself lists them. */
-    const migrationLocks = () =>
-      db.query<{ pid: number; granted: boolean }>(
-        `SELECT l.pid, l.granted FROM pg_locks l JOIN pg_database d ON d.oid = l.database
-        WHERE l.locktype = 'advisory' AND l.classid = 0 AND l.objid = $1 AND d.datname = $2`,
-        [MIGRATION_LOCK_KEY, db.name],
+    // No statement bounds on the role here: behind the transaction pooler each instance says what to set.
+    for (const instance of fleet.instances) {
+      expect(boundWarnings(instance)).toEqual(
+        mode === 'transaction'
+          ? [
+              expect.stringMatching(/statement_timeout is 0 .*ALTER ROLE .* SET statement_timeout = '10s'/),
+              expect.stringMatching(/ALTER ROLE .* SET idle_in_transaction_session_timeout = '60s'/),
+            ]
+          : [],
       );
+    }
+    expect(lockedAfterFive).toEqual([]);
+    expect(sixthReadyMs).toBeDefined();
+    expect(sixthCode).toBe(0);
+    expect(lockedAfterSix).toEqual([]);
+  });
 
-    it('all become ready, the migrations are applied once, the migration lock is released, and a sixth instance started later is ready promptly', async () => {
-      const started = performance.now();
-      fleet = await startPooledFleet(bouncer, db, 5);
-      const allReadyMs = performance.now() - started;
-      for (const instance of fleet.instances) expect((await fetch(`${instance.url}/readyz`)).status).toBe(200);
-
-      const applied = await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY id');
+  it('the CLI with the same settings: two `migration:run` at once on another empty database apply each migration once and leave no lock', async () => {
+    const other = await poolerDatabase();
+    try {
+      const env = { ...pooledEnv(bouncer, other), SECRET_KEY: FLEET_SECRET_KEY };
+      const runs = await Promise.all([runCli(env, 'migration:run'), runCli(env, 'migration:run')]);
+      expect(runs.map((r) => [r.code, r.stderr])).toEqual([
+        [0, ''],
+        [0, ''],
+      ]);
+      expect(runs.map((r) => (r.json.applied as string[]).length).sort()).toEqual([0, MIGRATIONS.length]);
+      const applied = await other.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY id');
       expect(applied.map((r) => r.name)).toEqual(MIGRATIONS.map((m) => m.name));
-      // The one that held the lock first applied them all, the others none.
-      const appliedBy = fleet.instances.map(
-        (i) => i.logs().find((l) => l.msg === 'Database ready')?.migrationsApplied as string[] | undefined,
-      );
-      expect(appliedBy.map((list) => list?.length).sort()).toEqual([0, 0, 0, 0, MIGRATIONS.length]);
-      const lockedAfterFive = await migrationLocks();
-
-      const port = await freePort();
-      const sixth = startServer({
-        ...pooledEnv(bouncer, db),
-        SECRET_KEY: FLEET_SECRET_KEY,
-        BASE_URL: fleet.site,
-        DATABASE_POOL_SIZE: '4',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        LOG_LEVEL: 'info',
-      });
-      const sixthStarted = performance.now();
-      let sixthReadyMs: number | undefined;
-      try {
-        await waitForHttp(`http://127.0.0.1:${port}/readyz`, sixth, LATER_START_BOUND_MS);
-        sixthReadyMs = performance.now() - sixthStarted;
-      } catch {
-        // reported below, with the locks
-      } finally {
-        if (sixth.child.exitCode === null) sixth.child.kill('SIGTERM');
-      }
-      const sixthCode = await sixth.exited;
-      const lockedAfterSix = await migrationLocks();
-      console.log(
-        `pooler ${mode}: five instances ready ${Math.round(allReadyMs)} ms after starting at once; migration locks held then: ${lockedAfterFive.length}; ` +
-          `a sixth instance ready after ${sixthReadyMs === undefined ? `more than ${LATER_START_BOUND_MS}` : Math.round(sixthReadyMs)} ms; locks held after it: ${lockedAfterSix.length}`,
-      );
-
-      // No statement bounds on the role here: behind the transaction pooler each instance says what to set.
-      for (const instance of fleet.instances) {
-        expect(boundWarnings(instance)).toEqual(
-          mode === 'transaction'
-            ? [
-                expect.stringMatching(/statement_timeout is 0 .*ALTER ROLE .* SET statement_timeout = '10s'/),
-                expect.stringMatching(/ALTER ROLE .* SET idle_in_transaction_session_timeout = '60s'/),
-              ]
-            : [],
-        );
-      }
-      expect(lockedAfterFive).toEqual([]);
-      expect(sixthReadyMs).toBeDefined();
-      expect(sixthCode).toBe(0);
-      expect(lockedAfterSix).toEqual([]);
-    });
-  },
-);
+      expect(await migrationLocksIn(other)).toEqual([]);
+    } finally {
+      await other.drop();
+    }
+  });
+});
