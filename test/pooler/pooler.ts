@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { cli, FLEET_SECRET_KEY, Fleet, Instance, scratchDatabase, ScratchDatabase, startFleet } from '../fleet/fleet.js';
 import { TEST_PASSWORD } from '../support/fixtures.js';
 import { PgBouncer, PoolMode, startPgBouncers } from './pgbouncer.js';
@@ -109,6 +110,36 @@ export async function newUser(db: ScratchDatabase): Promise<string> {
     TEST_PASSWORD,
   );
   return username;
+}
+
+/**
+ * Other clients of the pooler, as instances already serving would be: `clients` connections to
+ * `database` through `bouncer`, each running one short transaction after another until stopped (then
+ * the number run). Through a transaction pooler they keep moving server connections from client to client.
+ */
+export function keepBusy(bouncer: PgBouncer, database: string, clients = 3): { stop(): Promise<number> } {
+  let running = true;
+  let transactions = 0;
+  const loops = Array.from({ length: clients }, async () => {
+    const client = new pg.Client({ connectionString: bouncer.url(database) });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      while (running) {
+        await client.query('SELECT pg_sleep(0.005)');
+        transactions++;
+      }
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  });
+  return {
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+      return transactions;
+    },
+  };
 }
 
 /** Runs `work` once per slot, `concurrency` at a time, until `total` have run. */
