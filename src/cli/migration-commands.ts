@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/config.schema.js';
 import { openDatabaseTarget } from '../database/database-target.js';
 import { runMigrations } from '../database/migrate.js';
@@ -10,7 +9,7 @@ import { UsageError } from './cli-error.js';
 import { migrationName } from './flag-values.js';
 
 /** Runs `fn` on the data source, then destroys it (closing its database). */
-async function using<T>(dataSource: TargetDataSource, fn: (ds: DataSource) => Promise<T>): Promise<T> {
+async function using<T>(dataSource: TargetDataSource, fn: (ds: TargetDataSource) => Promise<T>): Promise<T> {
   try {
     await dataSource.initialize();
     return await fn(dataSource);
@@ -20,7 +19,7 @@ async function using<T>(dataSource: TargetDataSource, fn: (ds: DataSource) => Pr
 }
 
 export async function migrationRun(config: AppConfig): Promise<unknown> {
-  const applied = await using(await openMigrationDataSource(config), runMigrations);
+  const applied = await using(await openMigrationDataSource(config), (ds) => runMigrations(ds, ds.target.kind));
   return { applied: applied.map((m) => m.name) };
 }
 
@@ -45,7 +44,7 @@ export async function migrationGenerate(config: AppConfig, name: string | undefi
   const scratch = await openDatabaseTarget({ ...config, database: { ...config.database, url: undefined, dataDir: scratchDir } });
   try {
     const sql = await using(new TargetDataSource(config, scratch), async (ds) => {
-      await runMigrations(ds);
+      await runMigrations(ds, scratch.kind);
       return ds.driver.createSchemaBuilder().log();
     });
     if (sql.upQueries.length === 0) return { created: null, message: 'The entities match the migrations: nothing to generate.' };
