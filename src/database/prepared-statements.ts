@@ -1,8 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { DatabaseTarget } from './database-target.js';
-import { DATABASE_TARGET } from './database-tokens.js';
 import { OwnedPool } from './owned-pool.js';
 
 /** A statement run often enough to keep prepared: its name must be unique in the service. */
@@ -12,31 +8,29 @@ export interface Statement {
 }
 
 /**
- * Runs hot statements as named prepared statements on a PostgreSQL server: each pooled connection
+ * Runs hot statements as named prepared statements in the server's pool on PostgreSQL: each connection
  * parses and plans the statement once, then only binds and executes it. On the token endpoint this
  * more than halves PostgreSQL's CPU per request (pgbench: 2,030 → 4,650 exchanges/s; docs/benchmarks.md).
  *
  * The statements run on TypeORM's own connections, through the pool the project holds (`OwnedPool`):
  * one connection budget (DATABASE_POOL_SIZE) per process.
  *
- * On the embedded database the statement runs unnamed, on TypeORM's one connection: PGlite serves
- * every socket connection from one session, where a name prepared by one connection would collide
- * with the next one's, and it is safe with a single connection only.
+ * Elsewhere (`named` false) the statement runs unnamed, through TypeORM. On the embedded database,
+ * PGlite serves every socket connection from one session, where a name prepared by one connection
+ * would collide with the next one's, and it is safe with a single connection only. The CLI has nothing
+ * hot to run, and a command's statements must all go through TypeORM to share one transaction
+ * (`inOneTransaction`, seed:demo).
  */
-@Injectable()
 export class PreparedStatements {
-  private readonly server: boolean;
-
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(DATABASE_TARGET) target: DatabaseTarget,
+    private readonly dataSource: DataSource,
     private readonly owned: OwnedPool,
-  ) {
-    this.server = target.kind === 'server';
-  }
+    /** The serving pool on a PostgreSQL server (DatabaseModule). */
+    private readonly named: boolean,
+  ) {}
 
   async query<R extends Record<string, unknown>>(statement: Statement, values: unknown[]): Promise<R[]> {
-    if (!this.server) return (await this.dataSource.query(statement.text, values)) as R[];
+    if (!this.named) return (await this.dataSource.query(statement.text, values)) as R[];
     // Logged as TypeORM logs its own statements (the statement-count tests listen there).
     this.dataSource.logger.logQuery(statement.text, values);
     return (await this.owned.pool.query<R>({ name: statement.name, text: statement.text, values })).rows;
