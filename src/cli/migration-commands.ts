@@ -19,7 +19,7 @@ async function using<T>(dataSource: TargetDataSource, fn: (ds: TargetDataSource)
 }
 
 export async function migrationRun(config: AppConfig): Promise<unknown> {
-  const applied = await using(await openMigrationDataSource(config), (ds) => runMigrations(ds, ds.target.kind));
+  const applied = await using(await openMigrationDataSource(config), runMigrations);
   return { applied: applied.map((m) => m.name) };
 }
 
@@ -44,7 +44,7 @@ export async function migrationGenerate(config: AppConfig, name: string | undefi
   const scratch = await openDatabaseTarget({ ...config, database: { ...config.database, url: undefined, dataDir: scratchDir } });
   try {
     const sql = await using(new TargetDataSource(config, scratch), async (ds) => {
-      await runMigrations(ds, scratch.kind);
+      await runMigrations(ds);
       return ds.driver.createSchemaBuilder().log();
     });
     if (sql.upQueries.length === 0) return { created: null, message: 'The entities match the migrations: nothing to generate.' };

@@ -1,5 +1,5 @@
 import { DataSource, Migration } from 'typeorm';
-import type { DatabaseTarget } from './database-target.js';
+import { DatabaseSettingError } from './pooling-check.js';
 
 // Any constant works; it only has to be the same for every instance of this service.
 const MIGRATION_LOCK_KEY = 727_274_001;
@@ -8,36 +8,34 @@ const MIGRATION_LOCK_KEY = 727_274_001;
  * Runs pending migrations under a PostgreSQL advisory lock, so several instances starting at once
  * against one server apply each migration exactly once.
  *
- * On a PostgreSQL server the lock is a transaction's (`pg_advisory_xact_lock`), held by a transaction
- * kept open on a connection of its own while the migrations run on another: a pooler, even in
- * transaction mode, keeps an open transaction on one server session, and its end (commit, or the
- * connection lost) always releases the lock. A session lock taken through a transaction pooler would
- * be taken on one server session and "released" on another, and stay held for as long as the pooler
- * keeps the first. The lock transaction waits and idles as long as the migrations take: no statement or
- * idle-in-transaction timeout applies to it (`SET LOCAL`, which ends with it).
- *
- * The embedded database serves every connection from one session, where a transaction opened on one
- * connection would take in the migrations' own: there the lock is the session's.
+ * The lock is a session's, held on a connection of its own while the migrations run on another; it
+ * ends with `pg_advisory_unlock`, or with that connection. Migrations therefore run on the session
+ * connection (DATABASE_DIRECT_URL when set): through a pooler in transaction mode the lock would be
+ * taken on one server session and released on another, and stay held for as long as the pooler keeps
+ * the first. The start-up check refuses such a pooler; should one go unnoticed, the lock is checked to
+ * be this session's before anything is migrated, and this stops with one line instead.
  */
-export async function runMigrations(dataSource: DataSource, kind: DatabaseTarget['kind']): Promise<Migration[]> {
+export async function runMigrations(dataSource: DataSource): Promise<Migration[]> {
   const lock = dataSource.createQueryRunner();
   await lock.connect();
   try {
-    if (kind === 'embedded') {
-      await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-      try {
-        return await dataSource.runMigrations({ transaction: 'each' });
-      } finally {
-        await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
-      }
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    // The next statement on this connection must be on the session that holds the lock.
+    const [{ held }] = (await lock.query(
+      `SELECT count(*)::int AS held FROM pg_locks
+        WHERE locktype = 'advisory' AND classid = 0 AND objid = $1 AND objsubid = 1 AND granted AND pid = pg_backend_pid()`,
+      [MIGRATION_LOCK_KEY],
+    )) as { held: number }[];
+    if (held !== 1) {
+      throw new DatabaseSettingError(
+        'The migration lock is not held by the session that took it: the database connection for migrations goes through a pooler ' +
+          'in transaction mode. Set DATABASE_DIRECT_URL to a direct or session-mode connection (docs/deploy.md)',
+      );
     }
-    await lock.query('BEGIN');
     try {
-      await lock.query('SET LOCAL statement_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0');
-      await lock.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
       return await dataSource.runMigrations({ transaction: 'each' });
     } finally {
-      await lock.query('COMMIT').catch(() => undefined);
+      await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     }
   } finally {
     await lock.release();

@@ -15,7 +15,7 @@ export async function inOneTransaction<T>(dataSource: DataSource, work: () => Pr
   const runner = dataSource.createQueryRunner();
   const { query, release } = runner;
   const createQueryRunner = dataSource.createQueryRunner;
-  runner.query = (...args: Parameters<typeof query>) => {
+  runner.query = async (...args: Parameters<typeof query>) => {
     signal?.throwIfAborted();
     return query.apply(runner, args);
   };

@@ -57,7 +57,7 @@ export async function prepareDatabase(
         : await checkPooling(config, target).catch((err: unknown) => {
             throw err instanceof DatabaseSettingError ? err : new DatabaseUnavailableError(target, err);
           });
-    if (options.migrate) return { applied: (await runMigrations(dataSource, target.kind)).map((m) => m.name), pending: 0, warnings };
+    if (options.migrate) return { applied: (await runMigrations(dataSource)).map((m) => m.name), pending: 0, warnings };
     const pending = await pendingMigrations(dataSource);
     if (pending === null) {
       throw new NoSchemaError(target, options.noSchemaHint ?? 'run `npm run migration:run` (or set MIGRATIONS_RUN=true)');
