@@ -135,12 +135,13 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
     const nonce = randomUUID();
     let timer: NodeJS.Timeout | undefined;
     try {
-      // A listener whose last heartbeat ended over REVOCATION_BOUND_MS ago trusts its cache no more: no
-      // need to wait for it (nor for a stale session a pooler may still hold under that name).
+      // A listener trusts its cache at most REVOCATION_BOUND_MS past the start of its last heartbeat or
+      // proof, each of which runs a statement on its connection first: one idle for longer (with a second
+      // of margin) trusts it no more, and is not waited for (nor a stale session a pooler may hold under that name).
       const { rows } = await client.query<{ pid: number }>(
         `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()
            AND state_change > now() - make_interval(secs => $2)`,
-        [LISTENER_APPLICATION_NAME, REVOCATION_BOUND_MS / 1000],
+        [LISTENER_APPLICATION_NAME, REVOCATION_BOUND_MS / 1000 + 1],
       );
       const waiting = new Set(rows.map((r) => r.pid));
       const acknowledged = new Promise<void>((resolve) => this.barriers.set(nonce, { waiting, done: resolve }));
@@ -214,6 +215,12 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
    * failure to send throws (the database, not the listener, is what failed).
    */
   private async proveDelivery(client: pg.Client): Promise<boolean> {
+    // A statement on the listening connection first: the barrier sees it active (pg_stat_activity) for as long as this proof may extend trust.
+    const { pid } = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!;
+    if (pid !== this.pid) {
+      this.notHeard(client, pid);
+      return false;
+    }
     const nonce = randomUUID();
     let timer: NodeJS.Timeout | undefined;
     const heard = new Promise<boolean>((resolve) => {
