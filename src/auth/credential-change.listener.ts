@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { InjectDataSource } from '@nestjs/typeorm';
 import pg from 'pg';
+import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { DATABASE_TARGET } from '../database/database.module.js';
@@ -14,6 +16,8 @@ export const CREDENTIAL_CHANNEL = 'agora_credentials';
 export const ACK_CHANNEL = 'agora_credentials_ack';
 export const LISTENER_APPLICATION_NAME = 'agora-credential-listener';
 const BARRIER_PREFIX = 'barrier:';
+/** A notification this instance sends itself through the serving pool, to prove the listener hears what others send. */
+const PROBE_PREFIX = 'probe:';
 
 /**
  * The longest a revocation waits for other instances, and the longest an instance trusts its cache
@@ -29,6 +33,8 @@ const RECONNECT_DELAY_MS = 1_000;
  * listen (a pooler in transaction mode, a database that refuses it) does.
  */
 export const LISTENER_READINESS_GRACE_MS = 10_000;
+/** How often a listening connection proves again that notifications sent through another connection reach it. */
+const DELIVERY_PROOF_INTERVAL_MS = 30_000;
 
 interface PendingBarrier {
   waiting: Set<number>;
@@ -49,10 +55,15 @@ interface PendingBarrier {
  * the start of its last confirmed heartbeat.
  *
  * The listener connects through the session connection (DATABASE_DIRECT_URL when set): LISTEN belongs to
- * one server session, and a pooler in transaction mode would leave it on a session the listener's next
- * query does not reach. Every heartbeat reads the server process it is answered by: another than the one
- * that ran LISTEN means this connection is no session of its own, which is logged as an error, and the
- * listener reconnects (with the cache suspended meanwhile).
+ * one server session, and a pooler in transaction mode would leave it on a server session that the
+ * pooler no longer links to this client, and whose notifications it drops. So the cache is trusted only
+ * once the connection has proved that it hears: after LISTEN, and again every DELIVERY_PROOF_INTERVAL_MS,
+ * the instance sends itself a notification through the serving pool (another connection, as every
+ * other instance's) and waits for it on the listening one. Notifications arrive in commit order, so
+ * one that arrives proves every earlier one has. A proof that fails is logged as an error, and the
+ * listener reconnects; the cache stays suspended, and after LISTENER_READINESS_GRACE_MS so does
+ * readiness. Between proofs, every heartbeat also checks that it is answered by the server process that
+ * ran LISTEN.
  *
  * On the embedded database there is one instance, the process that holds it, and no connection to
  * lose: the same triggers' notifications are taken from the output of whichever client committed them
@@ -72,8 +83,11 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
   /** Since when a listener that should listen has not been (start-up counts), or undefined while it listens. */
   private notListeningSince: number | undefined = performance.now();
   private sharedSessionLogged = false;
+  private lastProof = 0;
+  private readonly probes = new Map<string, () => void>();
 
   constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly cache: CredentialCache,
     @Inject(DATABASE_TARGET) private readonly target: DatabaseTarget,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -121,9 +135,13 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
     const nonce = randomUUID();
     let timer: NodeJS.Timeout | undefined;
     try {
+      // A listener trusts its cache at most REVOCATION_BOUND_MS past the start of its last heartbeat or
+      // proof, each of which runs a statement on its connection first: one idle for longer (with a second
+      // of margin) trusts it no more, and is not waited for (nor a stale session a pooler may hold under that name).
       const { rows } = await client.query<{ pid: number }>(
-        'SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()',
-        [LISTENER_APPLICATION_NAME],
+        `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()
+           AND state_change > now() - make_interval(secs => $2)`,
+        [LISTENER_APPLICATION_NAME, REVOCATION_BOUND_MS / 1000 + 1],
       );
       const waiting = new Set(rows.map((r) => r.pid));
       const acknowledged = new Promise<void>((resolve) => this.barriers.set(nonce, { waiting, done: resolve }));
@@ -172,9 +190,13 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
     client.on('end', () => this.lost(client));
     try {
       await client.connect();
+      // One simple query: even through a pooler in transaction mode, the pid is that of the session that listens.
+      const results = (await client.query(
+        `LISTEN ${CREDENTIAL_CHANNEL}; LISTEN ${ACK_CHANNEL}; SELECT pg_backend_pid() AS pid`,
+      )) as unknown as pg.QueryResult<{ pid: number }>[];
+      this.pid = results[2]!.rows[0]!.pid;
       const started = performance.now();
-      await client.query(`LISTEN ${CREDENTIAL_CHANNEL}; LISTEN ${ACK_CHANNEL}`);
-      this.pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      if (!(await this.proveDelivery(client))) return;
       this.client = client;
       this.everListened = true;
       this.notListeningSince = undefined;
@@ -187,6 +209,38 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
     }
   }
 
+  /**
+   * Sends this instance a notification through the serving pool and waits for it on `client`. False (the
+   * connection given up, with an error logged) when it does not arrive within REVOCATION_BOUND_MS; a
+   * failure to send throws (the database, not the listener, is what failed).
+   */
+  private async proveDelivery(client: pg.Client): Promise<boolean> {
+    // A statement on the listening connection first: the barrier sees it active (pg_stat_activity) for as long as this proof may extend trust.
+    const { pid } = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!;
+    if (pid !== this.pid) {
+      this.notHeard(client, pid);
+      return false;
+    }
+    const nonce = randomUUID();
+    let timer: NodeJS.Timeout | undefined;
+    const heard = new Promise<boolean>((resolve) => {
+      this.probes.set(nonce, () => resolve(true));
+      timer = setTimeout(() => resolve(false), REVOCATION_BOUND_MS);
+    });
+    try {
+      await this.dataSource.query('SELECT pg_notify($1, $2)', [CREDENTIAL_CHANNEL, `${PROBE_PREFIX}${nonce}`]);
+      if (await heard) {
+        this.lastProof = performance.now();
+        return true;
+      }
+    } finally {
+      clearTimeout(timer);
+      this.probes.delete(nonce);
+    }
+    this.notHeard(client);
+    return false;
+  }
+
   /** Every notification committed before `started` has been handled once the query returns. */
   private async confirm(client: pg.Client): Promise<void> {
     // One heartbeat at a time: behind an unanswered one, another would only queue.
@@ -194,10 +248,14 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
     this.confirming = true;
     const started = performance.now();
     try {
-      const { pid } = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!;
-      if (this.client !== client) return;
-      if (pid !== this.pid) return this.sharedSession(client, pid);
-      this.cache.trustUntil(started + REVOCATION_BOUND_MS);
+      if (started - this.lastProof >= DELIVERY_PROOF_INTERVAL_MS) {
+        if (!(await this.proveDelivery(client))) return;
+      } else {
+        const { pid } = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!;
+        if (this.client !== client) return;
+        if (pid !== this.pid) return this.notHeard(client, pid);
+      }
+      if (this.client === client) this.cache.trustUntil(started + REVOCATION_BOUND_MS);
     } catch (err) {
       // A lost connection: the client's 'error' or 'end' handler suspends the cache and reconnects. An
       // unanswered heartbeat (query_timeout) ends nothing by itself: this connection is given up here.
@@ -208,14 +266,21 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
   }
 
   /**
-   * The heartbeat was answered by another server process than the one that ran LISTEN: the connection is
-   * a pooler's in transaction mode, notifications go to a session this connection no longer reaches.
+   * A notification sent through the serving pool did not arrive, or a heartbeat was answered by another
+   * server process than the one that ran LISTEN (`pid`): the connection is a pooler's in transaction
+   * mode, and notifications go to a session it no longer reaches. Logged once as an error (readiness
+   * says the rest), and the listener reconnects, to prove itself again before the cache is trusted.
    */
-  private sharedSession(client: pg.Client, pid: number): void {
+  private notHeard(client: pg.Client, pid?: number): void {
+    const what =
+      pid === undefined
+        ? `a notification sent through DATABASE_URL was not heard on the credential listener's connection within ${REVOCATION_BOUND_MS / 1000} s`
+        : `the credential listener's connection changed server session (process ${this.pid}, then ${pid})`;
     const message =
-      `The credential listener's connection changed server session (process ${this.pid}, then ${pid}): it goes through a pooler in ` +
-      'transaction mode, where LISTEN is lost; set DATABASE_DIRECT_URL to a direct or session-mode connection (docs/deploy.md)';
+      `Revocations may not reach this instance: ${what}. The listener's connection (DATABASE_DIRECT_URL, else DATABASE_URL) must be a ` +
+      'session of its own, not a pooler in transaction mode, where LISTEN is lost (docs/deploy.md); credential cache off, reconnecting';
     if (!this.sharedSessionLogged) this.logger.error(message);
+    else this.logger.debug(message);
     this.sharedSessionLogged = true;
     this.lost(client);
   }
@@ -240,6 +305,8 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
 
   private received(client: pg.Client, channel: string, payload: string): void {
     if (channel === ACK_CHANNEL) return this.acknowledged(payload);
+    // Another instance's probes are for it alone.
+    if (payload.startsWith(PROBE_PREFIX)) return this.probes.get(payload.slice(PROBE_PREFIX.length))?.();
     if (payload.startsWith(BARRIER_PREFIX)) {
       // Everything committed before the marker has been evicted by now: say so.
       const nonce = payload.slice(BARRIER_PREFIX.length);

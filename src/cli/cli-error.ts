@@ -1,3 +1,5 @@
+import { constants } from 'node:os';
+
 /** A problem with how the CLI was called: printed as is, exit status 2. */
 export class UsageError extends Error {
   constructor(message: string) {
@@ -11,5 +13,19 @@ export class NotMigratedError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'NotMigratedError';
+  }
+}
+
+/**
+ * SIGINT or SIGTERM stopped the command, which undid what it had begun (`outcome` says so): printed
+ * as is, exit status 128 + the signal's number, as a shell reports a process the signal ended.
+ */
+export class InterruptedError extends Error {
+  readonly exitCode: number;
+
+  constructor(signal: 'SIGINT' | 'SIGTERM', outcome: string) {
+    super(`Interrupted by ${signal}: ${outcome}`);
+    this.name = 'InterruptedError';
+    this.exitCode = 128 + constants.signals[signal];
   }
 }

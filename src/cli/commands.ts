@@ -1,4 +1,5 @@
 import { INestApplicationContext } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { PersonalTokensService } from '../personal-tokens/personal-tokens.service.js';
 import { parseScopeList } from '../auth/scopes.js';
 import { UsersService } from '../users/users.service.js';
@@ -10,7 +11,9 @@ import { SigningKeysService } from '../oauth/signing-keys.service.js';
 import { DemoSeeder } from '../events/demo-seed.js';
 import { LegacyApiUsageService } from '../legacy-api/legacy-api-usage.service.js';
 import { Application, ClientType } from '../oauth/application.model.js';
+import { inOneTransaction } from '../database/one-transaction.js';
 import { CommandName } from './command-specs.js';
+import { interruptible } from './interruptible.js';
 import { Flags } from './parse-command-line.js';
 
 const DEFAULT_APP_SCOPES = 'openid profile email api read_api';
@@ -75,7 +78,13 @@ export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
     return { days, usage: await app.get(LegacyApiUsageService).report(new Date(Date.now() - days * 86_400_000)) };
   },
   async 'seed:demo'(app, flags) {
-    return app.get(DemoSeeder).run(optional(flags, 'password'));
+    // Several services write the demo: in one transaction, a seed that fails or is interrupted half-way
+    // leaves nothing behind, and a rerun starts afresh instead of finding the demo "already there".
+    const seed = () => app.get(DemoSeeder).run(optional(flags, 'password'));
+    return interruptible(
+      (signal) => inOneTransaction(app.get(DataSource), seed, signal),
+      'the demo seed was rolled back; no demo data was written',
+    );
   },
   async 'users:list'(app) {
     return { users: await app.get(UsersService).list() };

@@ -3,7 +3,7 @@ import { ConfigError } from '../config/config.schema.js';
 import { readEnvironment } from '../config/environment.js';
 import { DomainError, failuresOf } from '../errors/domain-error.js';
 import { DatabaseSettingError } from '../database/prepare-database.js';
-import { NotMigratedError, UsageError } from './cli-error.js';
+import { InterruptedError, NotMigratedError, UsageError } from './cli-error.js';
 import { COMMANDS } from './command-specs.js';
 import { commandHelp, globalHelp } from './help.js';
 import { commandHint, parseCommandLine } from './parse-command-line.js';
@@ -47,7 +47,7 @@ if (process.argv[1] && import.meta.filename === process.argv[1]) {
     })
     .catch((err: unknown) => {
       for (const line of problemLines(err, argv)) console.error(`agora: ${line}`);
-      process.exit(err instanceof UsageError ? 2 : 1);
+      process.exit(err instanceof UsageError ? 2 : err instanceof InterruptedError ? err.exitCode : 1);
     });
 }
 
@@ -64,7 +64,11 @@ function problemLines(err: unknown, argv: string[]): string[] {
     });
   }
   const known =
-    err instanceof UsageError || err instanceof ConfigError || err instanceof NotMigratedError || err instanceof DatabaseSettingError;
+    err instanceof UsageError ||
+    err instanceof ConfigError ||
+    err instanceof NotMigratedError ||
+    err instanceof DatabaseSettingError ||
+    err instanceof InterruptedError;
   return [known ? (err as Error).message : String((err as Error)?.stack ?? err)];
 }
 

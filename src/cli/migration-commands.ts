@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/config.schema.js';
 import { openDatabaseTarget } from '../database/database-target.js';
 import { runMigrations } from '../database/migrate.js';
@@ -10,7 +9,7 @@ import { UsageError } from './cli-error.js';
 import { migrationName } from './flag-values.js';
 
 /** Runs `fn` on the data source, then destroys it (closing its database). */
-async function using<T>(dataSource: TargetDataSource, fn: (ds: DataSource) => Promise<T>): Promise<T> {
+async function using<T>(dataSource: TargetDataSource, fn: (ds: TargetDataSource) => Promise<T>): Promise<T> {
   try {
     await dataSource.initialize();
     return await fn(dataSource);

@@ -64,6 +64,9 @@ async function checkSchema(config: AppConfig, target: DatabaseTarget): Promise<v
   const { pending } = await prepareDatabase(config, target, {
     migrate: ownsEmbedded && config.database.migrationsRun,
     noSchemaHint: MIGRATE_HINT,
+    // A command goes through the session connection only (DATABASE_DIRECT_URL when set): what the
+    // server checks at start-up about DATABASE_URL is not its concern.
+    checkPooling: false,
   });
   if (pending > 0) {
     throw new NotMigratedError(

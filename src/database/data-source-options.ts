@@ -68,8 +68,8 @@ export function poolWaitTimeoutMs(config: AppConfig, target: DatabaseTarget, rol
  * out (pg-pool's `onConnect`), not as start-up parameters, which PgBouncer refuses; and it gives up
  * waiting for an answer a little after the statement timeout (pg's `query_timeout`: what still ends a
  * statement when the link drops packets and the server never hears of it). Migrations and the CLI get
- * no statement bounds: a migration may rightly run for minutes, and waits for the migration lock while
- * another instance migrates.
+ * no statement bounds, not even the role's (they `SET` both to 0): a migration may rightly run for
+ * minutes, and waits for the migration lock while another instance migrates.
  *
  * Behind a pooler in transaction mode (DATABASE_POOLING=transaction) there is no `SET`: it would stay on
  * the server session the pooler gave this connection for that one statement, and bind whichever client
@@ -83,12 +83,16 @@ export function poolWaitTimeoutMs(config: AppConfig, target: DatabaseTarget, rol
  */
 function serverTimeouts(config: AppConfig, serving: boolean, ownSessions: boolean): Record<string, unknown> {
   const { keepAliveMs, statementTimeoutMs, queryTimeoutMs, idleInTransactionTimeoutMs } = config.database;
-  const settings = [
-    ...(serving && ownSessions && statementTimeoutMs > 0 ? [`SET statement_timeout = ${Math.trunc(statementTimeoutMs)}`] : []),
-    ...(serving && ownSessions && idleInTransactionTimeoutMs > 0
-      ? [`SET idle_in_transaction_session_timeout = ${Math.trunc(idleInTransactionTimeoutMs)}`]
-      : []),
-  ];
+  const settings = serving
+    ? [
+        ...(ownSessions && statementTimeoutMs > 0 ? [`SET statement_timeout = ${Math.trunc(statementTimeoutMs)}`] : []),
+        ...(ownSessions && idleInTransactionTimeoutMs > 0
+          ? [`SET idle_in_transaction_session_timeout = ${Math.trunc(idleInTransactionTimeoutMs)}`]
+          : []),
+      ]
+    : // Unbounded even where the role has bounds (as behind a transaction pooler, docs/deploy.md): these
+      // connections are sessions of their own (DATABASE_DIRECT_URL, or DATABASE_URL in session mode).
+      ['SET statement_timeout = 0', 'SET idle_in_transaction_session_timeout = 0'];
   return {
     keepAlive: true,
     keepAliveInitialDelayMillis: keepAliveMs,

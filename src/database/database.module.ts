@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module.js';
 import { AppConfig } from '../config/config.schema.js';
 import { CursorCodec } from './cursor-codec.js';
@@ -31,7 +32,12 @@ export class DatabaseModule {
       providers: [
         { provide: DATABASE_TARGET, useValue: target },
         { provide: OwnedPool, useValue: owned },
-        PreparedStatements,
+        {
+          provide: PreparedStatements,
+          inject: [DataSource],
+          useFactory: (dataSource: DataSource) =>
+            new PreparedStatements(dataSource, owned, serving && target.kind === 'server' && target.pooling === 'session'),
+        },
         { provide: CursorCodec, inject: [APP_CONFIG], useFactory: (appConfig: AppConfig) => CursorCodec.fromSecret(appConfig.secretKey) },
         KeysetPager,
       ],

@@ -48,6 +48,8 @@ export async function checkPooling(config: AppConfig, target: DatabaseTarget): P
       await client.query('SELECT 1');
       await client.query('COMMIT');
     } catch (err) {
+      // PgBouncer's words; anything else (a timeout, a lost connection) is the database's own failure.
+      if (!/statement pooling mode/i.test((err as Error).message)) throw err;
       throw new DatabaseSettingError(
         `DATABASE_URL (${redactUrl(url)}) cannot run a transaction (${(err as Error).message}): a pooler in statement mode is not ` +
           'supported; point DATABASE_URL at the server or at a pool in session or transaction mode',

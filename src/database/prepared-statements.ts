@@ -1,9 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { DatabaseTarget } from './database-target.js';
-import { DATABASE_TARGET } from './database-tokens.js';
 import { OwnedPool } from './owned-pool.js';
 
 /** A statement run often enough to keep prepared. `name` says what it is; it is prepared under a name of its text. */
@@ -22,44 +18,31 @@ export function preparedName(text: string): string {
 }
 
 /**
- * Runs hot statements as named prepared statements on a PostgreSQL server: each pooled connection
+ * Runs hot statements as named prepared statements in the server's pool on PostgreSQL: each connection
  * parses and plans the statement once, then only binds and executes it. On the token endpoint this
  * more than halves PostgreSQL's CPU per request (pgbench: 2,030 → 4,650 exchanges/s; docs/benchmarks.md).
  *
  * The statements run on TypeORM's own connections, through the pool the project holds (`OwnedPool`):
  * one connection budget (DATABASE_POOL_SIZE) per process.
  *
- * On the embedded database the statement runs unnamed, on TypeORM's one connection: PGlite serves
- * every socket connection from one session, where a name prepared by one connection would collide
- * with the next one's, and it is safe with a single connection only.
- *
- * Behind a pooler in transaction mode (DATABASE_POOLING=transaction) every statement runs unnamed too:
- * a statement prepared on one server session is unknown to the next one the pooler hands out, and
- * PgBouncer before 1.21 does not carry prepared statements across them.
+ * Elsewhere (`named` false) the statement runs unnamed, through TypeORM. On the embedded database,
+ * PGlite serves every socket connection from one session, where a name prepared by one connection
+ * would collide with the next one's, and it is safe with a single connection only. Behind a pooler in
+ * transaction mode (DATABASE_POOLING=transaction), a statement prepared on one server session is
+ * unknown to the next one the pooler hands out (PgBouncer before 1.21 does not carry prepared
+ * statements across them). The CLI has nothing hot to run, and a command's statements must all go
+ * through TypeORM to share one transaction (`inOneTransaction`, seed:demo).
  */
-@Injectable()
 export class PreparedStatements {
-  private readonly server: boolean;
-  private readonly named: boolean;
-
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(DATABASE_TARGET) target: DatabaseTarget,
+    private readonly dataSource: DataSource,
     private readonly owned: OwnedPool,
-  ) {
-    this.server = target.kind === 'server';
-    this.named = this.server && target.pooling === 'session';
-  }
+    /** The serving pool on a PostgreSQL server that gives each connection its own session (DatabaseModule). */
+    private readonly named: boolean,
+  ) {}
 
   async query<R extends Record<string, unknown>>(statement: Statement, values: unknown[]): Promise<R[]> {
     return this.prepared(statement.text, values, this.named ? this.nameOf(statement.text) : undefined);
-  }
-
-  private async prepared<R extends Record<string, unknown>>(text: string, values: unknown[], name: string | undefined): Promise<R[]> {
-    if (!this.server) return (await this.dataSource.query(text, values)) as R[];
-    // Logged as TypeORM logs its own statements (the statement-count tests listen there).
-    this.dataSource.logger.logQuery(text, values);
-    return (await this.owned.pool.query<R>(name === undefined ? { text, values } : { name, text, values })).rows;
   }
 
   /**
@@ -68,9 +51,15 @@ export class PreparedStatements {
    * MAX_NAMED texts the rest run unnamed, so a connection never holds an unbounded number of them.
    */
   run<R extends Record<string, unknown>>(text: string, values: unknown[]): Promise<R[]> {
-    if (!this.named) return this.prepared(text, values, undefined);
-    const name = this.names.get(text) ?? (this.names.size < MAX_NAMED ? this.nameOf(text) : undefined);
+    const name = this.named ? (this.names.get(text) ?? (this.names.size < MAX_NAMED ? this.nameOf(text) : undefined)) : undefined;
     return this.prepared(text, values, name);
+  }
+
+  private async prepared<R extends Record<string, unknown>>(text: string, values: unknown[], name: string | undefined): Promise<R[]> {
+    if (name === undefined) return (await this.dataSource.query(text, values)) as R[];
+    // Logged as TypeORM logs its own statements (the statement-count tests listen there).
+    this.dataSource.logger.logQuery(text, values);
+    return (await this.owned.pool.query<R>({ name, text, values })).rows;
   }
 
   /** The names of the texts prepared so far (the static statements, and up to MAX_NAMED in all from run time). */

@@ -151,7 +151,11 @@ export interface DemoSeedResult {
   password?: string;
 }
 
-/** Fills the database with a small, realistic demo through the services, so the same rules apply. */
+/**
+ * Fills the database with a small, realistic demo through the services, so the same rules apply. Run it
+ * in one transaction (the CLI's seed:demo does): only then does finding the first organizer mean that
+ * the whole demo is there.
+ */
 @Injectable()
 export class DemoSeeder {
   constructor(

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
@@ -10,8 +10,8 @@ import { loadConfig } from '../../src/config/config.schema.js';
 import { READINESS_TIMEOUT_MS } from '../../src/health/probe-bounds.js';
 import { ROOT } from '../support/processes.js';
 import { execForm, parseDockerfile } from './dockerfile.js';
+import { KUBERNETES_DIR as DIR, manifests, one } from './kubernetes-manifests.js';
 
-const DIR = join(ROOT, 'deploy/kubernetes');
 const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'v1/ConfigMap': ConfigMap,
   'v1/Secret': Secret,
@@ -20,25 +20,6 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'batch/v1/Job': Job,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
-};
-
-interface Manifest {
-  file: string;
-  object: any;
-}
-
-const manifests: Manifest[] = readdirSync(DIR)
-  .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
-  .flatMap((file) =>
-    parseAllDocuments(readFileSync(join(DIR, file), 'utf8')).map((doc) => {
-      if (doc.errors.length) throw new Error(`${file}: ${doc.errors.map((e) => e.message).join('; ')}`);
-      return { file, object: doc.toJS() };
-    }),
-  );
-const one = (kind: string) => {
-  const found = manifests.filter((m) => m.object.kind === kind);
-  expect(found).toHaveLength(1);
-  return found[0]!.object;
 };
 
 describe('Kubernetes manifests (deploy/kubernetes)', () => {
@@ -127,17 +108,14 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(sleep + bound);
   });
 
-  it('scales several replicas with an HPA and a PDB that leave some serving, within the database connections', () => {
+  // Within the database's connections: connection-budget.test.ts.
+  it('scales several replicas with an HPA and a PDB that leave some serving', () => {
     const deployment = one('Deployment');
     const hpa = one('HorizontalPodAutoscaler');
     expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2);
     expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: deployment.metadata.name });
     expect(hpa.spec.minReplicas).toBe(deployment.spec.replicas);
     expect(one('PodDisruptionBudget').spec.maxUnavailable).toBeLessThan(hpa.spec.minReplicas);
-    // PostgreSQL's default max_connections is 100; each process holds its pool plus one listener.
-    const data = one('ConfigMap').data as Record<string, string>;
-    const processesPerPod = Number(data.WORKERS ?? 1);
-    expect(hpa.spec.maxReplicas * processesPerPod * (Number(data.DATABASE_POOL_SIZE) + 1)).toBeLessThan(100);
   });
 
   it('runs one server process per pod (WORKERS=1), so the kubelet probes and restarts each process', () => {

@@ -35,9 +35,24 @@ export function runTypeormCli(env: Record<string, string>, ...args: string[]): P
   return runNode({ NO_COLOR: '1', FORCE_COLOR: '0', ...env }, undefined, resolve(ROOT, 'node_modules/typeorm/cli.js'), ...args);
 }
 
+/** Starts the built CLI and returns at once: `child` to send signals to, `result` once it has exited. */
+export function startCli(env: Record<string, string>, ...args: string[]): { child: ChildProcess; result: Promise<CliResult> } {
+  return startNode(env, undefined, resolve(ROOT, 'dist/src/cli/main.js'), ...args);
+}
+
 function runNode(env: Record<string, string>, input: string | undefined, script: string, ...args: string[]): Promise<CliResult> {
-  return new Promise((done) => {
-    const child = execFile('node', [script, ...args], { env: childEnv(env), timeout: 60_000 }, (error, stdout, stderr) => {
+  return startNode(env, input, script, ...args).result;
+}
+
+function startNode(
+  env: Record<string, string>,
+  input: string | undefined,
+  script: string,
+  ...args: string[]
+): { child: ChildProcess; result: Promise<CliResult> } {
+  let child!: ChildProcess;
+  const result = new Promise<CliResult>((done) => {
+    child = execFile('node', [script, ...args], { env: childEnv(env), timeout: 60_000 }, (error, stdout, stderr) => {
       let json: Record<string, any>;
       try {
         json = JSON.parse(stdout) as Record<string, any>;
@@ -48,6 +63,7 @@ function runNode(env: Record<string, string>, input: string | undefined, script:
     });
     child.stdin?.end(input ?? '');
   });
+  return { child, result };
 }
 
 export interface ServerProcess {

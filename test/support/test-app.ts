@@ -61,7 +61,13 @@ export async function freePort(): Promise<number> {
  */
 export async function startTestApp(
   env: Record<string, string> = {},
-  extra: { controllers?: Type[]; port?: number; databaseEnv?: Record<string, string> } = {},
+  extra: {
+    controllers?: Type[];
+    port?: number;
+    databaseEnv?: Record<string, string>;
+    /** false: skip the start-up check of the connections (to see what run time does with what it would refuse). */
+    checkPooling?: boolean;
+  } = {},
 ): Promise<TestApp> {
   const database = extra.databaseEnv ? { env: extra.databaseEnv, drop: async () => undefined } : await createTestDatabase();
   const port = extra.port ?? (await freePort());
@@ -76,7 +82,7 @@ export async function startTestApp(
     ...env,
   });
   const target = await openDatabaseTarget(config);
-  await prepareDatabase(config, target, { migrate: true });
+  await prepareDatabase(config, target, { migrate: true, checkPooling: extra.checkPooling });
 
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
