@@ -11,6 +11,10 @@ import { PgBouncer, PoolMode, startPgBouncers } from './pgbouncer.js';
  *                         and dropping the tier's scratch databases, one per test file (DATABASE_URL is
  *                         used when it is unset); the PgBouncers point at the same server
  *   PGBOUNCER             the binary (default /usr/sbin/pgbouncer)
+ *   PGBOUNCER_USER        the user PgBouncer switches to when the tests run as root (default postgres)
+ *   POOLER_LISTINGS_PER_INSTANCE   listings each instance answers in the listing test (default 1,500)
+ * Locally: `createdb -h 127.0.0.1 -U postgres agora_pooler_admin`, then
+ *   POOLER_DATABASE_URL=postgres://postgres@127.0.0.1:5432/agora_pooler_admin DATABASE_URL= npm run -s test:pooler
  */
 export const POOLER_ADMIN_URL = process.env.POOLER_DATABASE_URL || process.env.DATABASE_URL || undefined;
 
