@@ -2,7 +2,7 @@ import { FLEET_SECRET_KEY, ScratchDatabase } from '../fleet/fleet.js';
 import { startServer } from '../support/processes.js';
 import { freePort } from '../support/test-app.js';
 import { PgBouncer } from './pgbouncer.js';
-import { migrate, poolerDatabase, startBouncers } from './pooler.js';
+import { keepBusy, migrate, poolerDatabase, startBouncers } from './pooler.js';
 
 // What Agora cannot be correct on, it refuses at start-up with one line saying what to set
 // (docs/deploy.md): a transaction pooler it was not told about, a "direct" connection that is pooled
@@ -87,6 +87,18 @@ describe('start-up refusal where a pooling mode is not supported or not declared
       await startUp({ DATABASE_URL: transaction.url(db.name), DATABASE_POOLING: 'session' }),
       /^Cannot start: DATABASE_URL \(.*\) goes through a pooler in transaction mode.*DATABASE_POOLING=transaction/,
     );
+  });
+
+  it('refuses it while other clients keep the pooler busy (server connections moving from client to client)', async () => {
+    const traffic = keepBusy(transaction, db.name, 4);
+    try {
+      expectRefused(
+        await startUp({ DATABASE_URL: transaction.url(db.name) }),
+        /^Cannot start: DATABASE_URL \(.*\) goes through a pooler in transaction mode.*DATABASE_POOLING=transaction/,
+      );
+    } finally {
+      await traffic.stop();
+    }
   });
 
   it('takes DATABASE_POOLING=transaction without DATABASE_DIRECT_URL as a configuration error naming DATABASE_DIRECT_URL', async () => {
