@@ -113,6 +113,39 @@ onServer('DATABASE_DIRECT_URL on a PostgreSQL server', () => {
   });
 });
 
+onServer('the credential listener proves that it hears', () => {
+  it('keeps the cache off and the instance unready, with one error line, when what DATABASE_URL sends is not heard on its connection', async () => {
+    // What the start-up check refuses (it is skipped here), the listener must still find at run time: its
+    // connection reaches another database, as a pooler in transaction mode leaves LISTEN on a session it drops.
+    const served = await createTestDatabase();
+    const heard = await createTestDatabase();
+    let app: TestApp | undefined;
+    try {
+      app = await startTestApp(
+        { DATABASE_URL: served.env.DATABASE_URL!, DATABASE_DIRECT_URL: heard.env.DATABASE_URL! },
+        { databaseEnv: served.env, checkPooling: false },
+      );
+      const res = await get(app.url, '/readyz');
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ status: 'unavailable', database: 'ok', credentialListener: 'not listening' });
+      const errors = app.logs.filter((l) => Number(l.level) >= 50).map((l) => String(l.msg));
+      expect(errors).toEqual([
+        expect.stringMatching(
+          /^Revocations may not reach this instance: a notification sent through DATABASE_URL was not heard on the credential listener's connection within 2 s\./,
+        ),
+      ]);
+      // It keeps trying, and keeps failing: never ready, never a second error line.
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      expect((await get(app.url, '/readyz')).status).toBe(503);
+      expect(app.logs.filter((l) => Number(l.level) >= 50)).toHaveLength(1);
+    } finally {
+      await app?.close();
+      await served.drop();
+      await heard.drop();
+    }
+  }, 60_000);
+});
+
 onServer('readiness and the credential listener', () => {
   let app: TestApp;
   let database: string;

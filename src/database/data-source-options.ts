@@ -85,6 +85,10 @@ function serverTimeouts(config: AppConfig, serving: boolean, ownSessions: boolea
   const { keepAliveMs, statementTimeoutMs, queryTimeoutMs, idleInTransactionTimeoutMs } = config.database;
   const settings = serving
     ? [
+        // A session a pooler in session mode hands on may still hold the previous client's statements
+        // (PgBouncer with an empty server_reset_query): named as this process names its own, they would
+        // collide with its first Parse ("already exists").
+        ...(ownSessions ? ['DEALLOCATE ALL'] : []),
         ...(ownSessions && statementTimeoutMs > 0 ? [`SET statement_timeout = ${Math.trunc(statementTimeoutMs)}`] : []),
         ...(ownSessions && idleInTransactionTimeoutMs > 0
           ? [`SET idle_in_transaction_session_timeout = ${Math.trunc(idleInTransactionTimeoutMs)}`]
