@@ -2,25 +2,13 @@ import pg from 'pg';
 import { preparedName } from '../src/database/prepared-statements.js';
 import { adminQuery, createTestDatabase, serverUrl, TestDatabase, withDatabase } from './support/database.js';
 import { get } from './support/http.js';
-import { ServerProcess, startServer } from './support/processes.js';
+import { exitWithin, startServer } from './support/processes.js';
 import { freePort, startTestApp, TestApp } from './support/test-app.js';
 
 // The pooler tier (test/pooler/) runs these settings against PgBouncer in each mode; here, what a
 // PostgreSQL server alone can show: the start-up check of DATABASE_DIRECT_URL, which connection carries
 // what, and readiness following the credential listener.
 const onServer = serverUrl() ? describe : describe.skip;
-
-async function exitWithin(server: ServerProcess, ms: number): Promise<number | null | 'running'> {
-  let timer: NodeJS.Timeout | undefined;
-  const running = new Promise<'running'>((resolve) => (timer = setTimeout(() => resolve('running'), ms)));
-  const result = await Promise.race([server.exited, running]);
-  clearTimeout(timer);
-  if (result === 'running') {
-    server.child.kill('SIGKILL');
-    await server.exited;
-  }
-  return result;
-}
 
 /** The log lines at error level or above, parsed. */
 function problems(output: string): { msg: string; err?: unknown }[] {

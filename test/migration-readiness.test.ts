@@ -2,24 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminQuery, createTestDatabase, serverUrl, TestDatabase, withDatabase } from './support/database.js';
-import { runCli, ServerProcess, startServer, waitForHttp } from './support/processes.js';
+import { exitWithin, runCli, startServer, waitForHttp } from './support/processes.js';
 import { freePort } from './support/test-app.js';
 
 const embedded = !serverUrl();
 
 /** The exit code, or `'running'` if the process has not exited within `ms` (it is then killed). */
-async function exitWithin(server: ServerProcess, ms: number): Promise<number | null | 'running'> {
-  let timer: NodeJS.Timeout | undefined;
-  const running = new Promise<'running'>((resolve) => (timer = setTimeout(() => resolve('running'), ms)));
-  const result = await Promise.race([server.exited, running]);
-  clearTimeout(timer);
-  if (result === 'running') {
-    server.child.kill('SIGKILL');
-    await server.exited;
-  }
-  return result;
-}
-
 /** A database with no Agora schema at all: a new PostgreSQL database, or an empty data directory. */
 async function emptyDatabase(): Promise<TestDatabase> {
   const url = serverUrl();

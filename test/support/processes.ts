@@ -148,3 +148,16 @@ export async function waitForHttp(url: string, server: ServerProcess, timeoutMs 
   }
   throw new Error(`server did not answer ${url}:\n${server.output()}`);
 }
+
+/** The server's exit code once it exits within `ms`; else 'running' (and it is killed, so that a hang fails the test, not the run). */
+export async function exitWithin(server: ServerProcess, ms: number): Promise<number | null | 'running'> {
+  let timer: NodeJS.Timeout | undefined;
+  const running = new Promise<'running'>((resolve) => (timer = setTimeout(() => resolve('running'), ms)));
+  const result = await Promise.race([server.exited, running]);
+  clearTimeout(timer);
+  if (result === 'running') {
+    server.child.kill('SIGKILL');
+    await server.exited;
+  }
+  return result;
+}
