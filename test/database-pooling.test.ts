@@ -2,7 +2,7 @@ import pg from 'pg';
 import { preparedName } from '../src/database/prepared-statements.js';
 import { adminQuery, createTestDatabase, serverUrl, TestDatabase, withDatabase } from './support/database.js';
 import { get } from './support/http.js';
-import { exitWithin, startServer } from './support/processes.js';
+import { eventually, exitWithin, startServer } from './support/processes.js';
 import { freePort, startTestApp, TestApp } from './support/test-app.js';
 
 // The pooler tier (test/pooler/) runs these settings against PgBouncer in each mode; here, what a
@@ -18,15 +18,6 @@ function problems(output: string): { msg: string; err?: unknown }[] {
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as { level: number; msg: string; err?: unknown })
     .filter((l) => l.level >= 50);
-}
-
-async function eventually(probe: () => Promise<boolean>, limitMs: number): Promise<boolean> {
-  const deadline = Date.now() + limitMs;
-  while (Date.now() < deadline) {
-    if (await probe()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return false;
 }
 
 describe('prepared statement names', () => {

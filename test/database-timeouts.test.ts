@@ -4,7 +4,7 @@ import { OwnedPool } from '../src/database/owned-pool.js';
 import { createTestDatabase, serverUrl, TestDatabase } from './support/database.js';
 import { get, graphql, rest } from './support/http.js';
 import { parseMetrics, valueOf } from './support/prometheus.js';
-import { runCli } from './support/processes.js';
+import { eventually, runCli } from './support/processes.js';
 import { startStartupGuard, StartupGuard } from './support/startup-guard.js';
 import { proxyDatabase, TcpProxy } from './support/tcp-proxy.js';
 import { startTestApp, TestApp } from './support/test-app.js';
@@ -30,16 +30,6 @@ async function timed(
   } catch {
     return { status: 0, ms: performance.now() - started, text: '' };
   }
-}
-
-/** Polls `probe` until it returns true or `limitMs` passes; returns whether it did. */
-async function eventually(probe: () => Promise<boolean>, limitMs: number): Promise<boolean> {
-  const deadline = Date.now() + limitMs;
-  while (Date.now() < deadline) {
-    if (await probe()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return false;
 }
 
 /** A session of its own on the test database, holding a table locked until released. */

@@ -161,3 +161,13 @@ export async function exitWithin(server: ServerProcess, ms: number): Promise<num
   }
   return result;
 }
+
+/** Polls `probe` every 100 ms until it returns true or `limitMs` passes; returns whether it did. */
+export async function eventually(probe: () => Promise<boolean>, limitMs: number): Promise<boolean> {
+  const deadline = Date.now() + limitMs;
+  while (Date.now() < deadline) {
+    if (await probe()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
