@@ -12,6 +12,7 @@ import { ErrorsModule } from './errors/errors.module.js';
 import { FallbackExceptionFilter } from './errors/fallback-exception.filter.js';
 import { GraphqlModule } from './graphql/graphql.module.js';
 import { HealthModule } from './health/health.module.js';
+import { JobsModule } from './jobs/jobs.module.js';
 import { HousekeepingModule } from './housekeeping/housekeeping.module.js';
 import { LegacyApiModule } from './legacy-api/legacy-api.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
@@ -33,6 +34,7 @@ export function coreModules(config: AppConfig, target: DatabaseTarget, { serving
     ErrorsModule,
     DatabaseModule.forRoot(config, target, { serving }),
     MetricsModule.forRoot(config),
+    JobsModule.forRoot({ work: serving }),
     RateLimitsModule,
     AuthModule,
     WebModule,

@@ -106,6 +106,9 @@ export const environmentSchema = z.object({
   PERSONAL_TOKENS_MAX_ACTIVE: positiveInt(10_000).default(100),
   AUTH_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   HOUSEKEEPING_INTERVAL_SECONDS: positiveInt(7 * 86400).default(3600),
+  JOBS_CONCURRENCY: positiveInt(100).default(5),
+  JOBS_RETRY_DELAY_SECONDS: positiveInt(3600).default(15),
+  JOBS_RETRY_LIMIT: wholeNumberBetween(0, 30).default(10),
   SECRET_KEY: z.string().optional(),
   SESSION_TTL_HOURS: positiveInt(24 * 365).default(336),
   OAUTH_CODE_TTL_SECONDS: positiveInt(600).default(60),
@@ -214,6 +217,15 @@ export interface AppConfig {
   sessionTtlMs: number;
   /** How often the fleet, all instances together, deletes expired rows. */
   housekeepingIntervalMs: number;
+  /** The job queue (src/jobs/, docs/operations.md "Jobs"). */
+  jobs: {
+    /** Jobs one process runs at once (each instance and each of its WORKERS). */
+    concurrency: number;
+    /** The first retry waits about this long (15 to 30 s by default); each further one twice as long. */
+    retryDelaySeconds: number;
+    /** Retries after the first attempt; a job that fails them all is kept as failed (the dead letters). */
+    retryLimit: number;
+  };
   oauth: {
     codeTtlMs: number;
     /** Lifetime of a device authorization (RFC 8628): the device code and the user code. */
@@ -441,6 +453,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     secureCookies: (e.BASE_URL ?? '').startsWith('https:'),
     sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
     housekeepingIntervalMs: e.HOUSEKEEPING_INTERVAL_SECONDS * 1000,
+    jobs: { concurrency: e.JOBS_CONCURRENCY, retryDelaySeconds: e.JOBS_RETRY_DELAY_SECONDS, retryLimit: e.JOBS_RETRY_LIMIT },
     oauth: {
       codeTtlMs: e.OAUTH_CODE_TTL_SECONDS * 1000,
       deviceCodeTtlMs: e.OAUTH_DEVICE_CODE_TTL_SECONDS * 1000,

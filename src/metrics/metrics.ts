@@ -7,6 +7,16 @@ import { metricsServed } from '../config/config.schema.js';
 import { OwnedPool } from '../database/owned-pool.js';
 import { aggregatedScrape } from './cluster-metrics.js';
 
+/** One job queue's state at a scrape (the job queue's `QueueState`). */
+export interface QueueGaugeState {
+  queue: string;
+  waiting: number;
+  scheduled: number;
+  active: number;
+  failed: number;
+  oldestWaitingSeconds: number;
+}
+
 /** Seconds; from a cached read to a slow page of events. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -99,6 +109,19 @@ export class Metrics {
     name: 'agora_rate_limited_total',
     help: 'API requests refused with 429 by a rate limit, by budget: user (authenticated: every credential of a user), address (anonymous), client (OAuth token, revocation, introspection, device authorization), registration (OAuth dynamic client registration)',
     labelNames: ['budget'],
+    registers: [this.registry],
+  });
+
+  private readonly jobsCompleted = new Counter({
+    name: 'agora_jobs_completed_total',
+    help: 'Jobs run to completion, by kind (a mail: its message, e.g. registration.confirmed)',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
+  private readonly jobsFailed = new Counter({
+    name: 'agora_jobs_failed_total',
+    help: 'Job attempts that failed, by kind: each is retried with backoff until its retries run out (then kept as failed: agora_jobs_dead)',
+    labelNames: ['kind'],
     registers: [this.registry],
   });
 
@@ -215,6 +238,49 @@ export class Metrics {
 
   rateLimited(budget: 'user' | 'address' | 'client' | 'registration'): void {
     this.rateLimitRefusals.labels(budget).inc();
+  }
+
+  jobCompleted(kind: string): void {
+    this.jobsCompleted.labels(kind).inc();
+  }
+
+  jobFailed(kind: string): void {
+    this.jobsFailed.labels(kind).inc();
+  }
+
+  /**
+   * The job queues' state, read from the database at each scrape (once for all four gauges). Every
+   * process reads the same database, so with WORKERS > 1 the primary keeps one value (the largest), not their sum.
+   */
+  jobQueues(read: () => Promise<QueueGaugeState[]>): void {
+    if (!this.enabled) return;
+    let last: { at: number; states: Promise<QueueGaugeState[]> } | undefined;
+    const states = () => {
+      const now = performance.now();
+      if (!last || now - last.at > 1000) last = { at: now, states: read() };
+      return last.states;
+    };
+    const gauge = (name: string, help: string, value: (state: QueueGaugeState) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['queue'],
+        aggregator: 'max',
+        registers: [this.registry],
+        async collect() {
+          // A scrape while the database is down still answers, without these gauges' values.
+          for (const state of await states().catch(() => [])) this.labels(state.queue).set(value(state));
+        },
+      });
+    gauge('agora_jobs_waiting', 'Jobs due and not taken yet, by queue', (s) => s.waiting);
+    gauge('agora_jobs_oldest_waiting_seconds', 'How long the oldest waiting job of the queue has been due', (s) => s.oldestWaitingSeconds);
+    gauge('agora_jobs_scheduled', 'Jobs due later (a retry in its backoff, a job set for a time), by queue', (s) => s.scheduled);
+    gauge('agora_jobs_active', 'Jobs being run now, by queue', (s) => s.active);
+    gauge(
+      'agora_jobs_dead',
+      'Jobs whose retries ran out, kept as failed for an operator (npm run cli -- jobs:list --state failed)',
+      (s) => s.failed,
+    );
   }
 
   /** With REDIS_URL: whether the shared rate-limit counters can be reached (read at each scrape). */

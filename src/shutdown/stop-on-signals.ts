@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/config.schema.js';
 import type { DatabaseTarget } from '../database/database-target.js';
+import { JobQueue } from '../jobs/job-queue.js';
 import { HttpDrain } from './http-drain.js';
 import { shutdownPhases } from './shutdown-phases.js';
 
@@ -32,7 +33,11 @@ export function stopOnSignals(
       process.exit(1);
     }, phases.exitMs).unref();
     try {
-      const report = await app.get(HttpDrain).drain(phases.idleGraceMs, phases.drainMs);
+      // Jobs stop being taken now; those running finish while HTTP drains, or are failed to be retried.
+      const [report] = await Promise.all([
+        app.get(HttpDrain).drain(phases.idleGraceMs, phases.drainMs),
+        app.get(JobQueue).stop(phases.drainMs),
+      ]);
       if (report.connectionsCut > 0) {
         logger.error(
           report,

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { Type } from '@nestjs/common';
+import type { Provider, Type } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { createServer } from 'node:net';
@@ -63,6 +63,8 @@ export async function startTestApp(
   env: Record<string, string> = {},
   extra: {
     controllers?: Type[];
+    /** Providers added to the application (a test's job handlers). */
+    providers?: Provider[];
     port?: number;
     databaseEnv?: Record<string, string>;
     /** false: skip the start-up check of the connections (to see what run time does with what it would refuse). */
@@ -93,7 +95,7 @@ export async function startTestApp(
   });
   const logger = createLogger(config, sink);
   const clock = new TestClock();
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config, target)], controllers: extra.controllers ?? [] })
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config, target)], controllers: extra.controllers ?? [], providers: extra.providers ?? [] })
     .overrideProvider(Clock)
     .useValue(clock)
     .setLogger(new PinoNestLogger(logger))

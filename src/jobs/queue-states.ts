@@ -1,0 +1,39 @@
+import { JOB_SCHEMA } from '../database/migrations/1796200000001-job-queue.js';
+
+/** One queue as operators watch it (/metrics, `jobs:list`). */
+export interface QueueState {
+  queue: string;
+  /** Jobs due now and not taken yet (new, or waiting for a retry whose time has come). */
+  waiting: number;
+  /** Jobs due later: a retry's backoff, or a job to run at a set time. */
+  scheduled: number;
+  active: number;
+  /** Jobs whose retries ran out: the dead letters. */
+  failed: number;
+  /** How long the oldest waiting job has been due, in seconds; 0 when none waits. */
+  oldestWaitingSeconds: number;
+}
+
+type Query = (text: string, values: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
+
+export async function readQueueStates(query: Query, queues: string[]): Promise<QueueState[]> {
+  const { rows } = await query(
+    `SELECT q.name,
+            count(j.id) FILTER (WHERE j.state IN ('created', 'retry') AND j.start_after <= now()) AS waiting,
+            count(j.id) FILTER (WHERE j.state IN ('created', 'retry') AND j.start_after > now()) AS scheduled,
+            count(j.id) FILTER (WHERE j.state = 'active') AS active,
+            count(j.id) FILTER (WHERE j.state = 'failed') AS failed,
+            coalesce(extract(epoch FROM now() - min(j.start_after) FILTER (WHERE j.state IN ('created', 'retry') AND j.start_after <= now())), 0) AS oldest
+       FROM unnest($1::text[]) AS q(name) LEFT JOIN ${JOB_SCHEMA}.job j ON j.name = q.name
+      GROUP BY q.name ORDER BY q.name`,
+    [queues],
+  );
+  return rows.map((row) => ({
+    queue: row.name as string,
+    waiting: Number(row.waiting),
+    scheduled: Number(row.scheduled),
+    active: Number(row.active),
+    failed: Number(row.failed),
+    oldestWaitingSeconds: Math.max(0, Number(row.oldest)),
+  }));
+}
