@@ -2,6 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { jobKind } from '../src/jobs/job-kind.js';
 import { JobQueue } from '../src/jobs/job-queue.js';
+import { runCli } from './support/processes.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
 interface Work {
@@ -116,8 +117,49 @@ describe('the job queue', () => {
     expect(await scrape()).toMatch(/agora_jobs_dead\{queue="test-work"\} 1/);
     expect(t.logs.some((l) => String(l.msg).includes(`no retry left, kept as failed (npm run cli -- jobs:retry --id ${id})`))).toBe(true);
 
-    await jobs.api.retry('test-work', id!);
+    expect(await jobs.retry([id!])).toEqual([{ id, outcome: 'retried' }]);
     await until(() => expect(recorder.of('dead-1').length).toBeGreaterThanOrEqual(4), 10_000);
+  }, 60_000);
+
+  it('lets an operator list, inspect and retry failed jobs with the CLI', async () => {
+    const id = (await jobs.enqueue(WORK, { key: 'cli-1', failures: 3 }))!;
+    await until(async () => expect((await jobs.find(id))?.state).toBe('failed'), 30_000);
+
+    const listed = await runCli(t.databaseEnv, 'jobs:list', '--state', 'failed', '--queue', 'test-work');
+    expect(listed.code).toBe(0);
+    const queue = listed.json.queues.find((q: { queue: string }) => q.queue === 'test-work');
+    expect(queue).toMatchObject({ failed: expect.any(Number), waiting: 0 });
+    const row = listed.json.jobs.find((j: { id: string }) => j.id === id);
+    expect(row).toMatchObject({ queue: 'test-work', state: 'failed', attempts: 3, maxAttempts: 3, lastError: 'planned failure 3' });
+
+    const shown = await runCli(t.databaseEnv, 'jobs:show', '--id', id);
+    expect(shown.json).toMatchObject({ id, state: 'failed', data: { key: 'cli-1', failures: 3 }, archived: false });
+
+    const retried = await runCli(t.databaseEnv, 'jobs:retry', '--id', id);
+    expect(retried.json).toEqual({ retried: 1, jobs: [{ id, outcome: 'retried' }] });
+    // One more attempt: the fourth succeeds.
+    await until(async () => expect((await jobs.find(id))?.state).toBe('completed'), 15_000);
+    expect(recorder.of('cli-1')).toHaveLength(4);
+
+    const again = await runCli(t.databaseEnv, 'jobs:retry', '--id', id);
+    expect(again.json.jobs).toEqual([{ id, outcome: 'not failed', state: 'completed' }]);
+  }, 60_000);
+
+  it('answers the CLI clearly about unknown jobs, queues and flags', async () => {
+    const missing = await runCli(t.databaseEnv, 'jobs:show', '--id', '00000000-0000-4000-8000-0000000000ff');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('No job has the id 00000000-0000-4000-8000-0000000000ff');
+    const badId = await runCli(t.databaseEnv, 'jobs:show', '--id', 'abc');
+    expect(badId.code).toBe(2);
+    expect(badId.stderr).toContain('must be a job id (a UUID), not "abc"');
+    const badState = await runCli(t.databaseEnv, 'jobs:list', '--state', 'dead');
+    expect(badState.code).toBe(2);
+    const unknownQueue = await runCli(t.databaseEnv, 'jobs:list', '--queue', 'nope');
+    expect(unknownQueue.code).toBe(2);
+    expect(unknownQueue.stderr).toContain('No job queue is named "nope"; the queues are');
+    const neither = await runCli(t.databaseEnv, 'jobs:retry');
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toContain('Give --id (once or more) or --all-failed, not both');
   }, 60_000);
 
   it('reports the depth and age of each queue in /metrics', async () => {

@@ -29,3 +29,11 @@ export class InterruptedError extends Error {
     this.exitCode = 128 + constants.signals[signal];
   }
 }
+
+/** The command could not do what it was asked (a job that does not exist): printed as is, exit status 1. */
+export class CommandError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CommandError';
+  }
+}

@@ -1,4 +1,7 @@
-import { isoDate, migrationName, oneOf, scopeList, ValueCheck, wholeNumber } from './flag-values.js';
+import { isoDate, migrationName, oneOf, scopeList, uuid, ValueCheck, wholeNumber } from './flag-values.js';
+
+/** The states `jobs:list` can show. */
+export const JOB_LIST_STATES = ['failed', 'waiting', 'scheduled', 'active', 'completed'] as const;
 
 export interface FlagSpec {
   /** Placeholder for the value in the usage line (`U`); absent for a switch that takes none. */
@@ -156,6 +159,36 @@ const commands = {
     summary: 'New id_token signing key; the old one stays in the JWKS until its tokens expire',
     flags: {},
     example: 'keys:rotate',
+  },
+  'jobs:list': {
+    summary: 'Each job queue (waiting, scheduled, active, failed, age of the oldest waiting job) and its jobs in one state, newest first',
+    flags: {
+      state: {
+        value: 'S',
+        description: 'Which jobs: failed (default: the dead letters, retries run out), waiting, scheduled, active or completed',
+        check: oneOf(JOB_LIST_STATES),
+      },
+      queue: { value: 'Q', description: 'Only this queue (default: every queue)' },
+      limit: { value: 'N', description: 'At most this many jobs (default 50)', check: wholeNumber(1, 1000, 'jobs') },
+    },
+    example: 'jobs:list --state failed',
+  },
+  'jobs:show': {
+    summary: "One job: its queue, state, attempts, times, data and last error (the job's data may name people: handle it as personal data)",
+    flags: {
+      id: { value: 'ID', description: 'The job id (jobs:list, or the log line of its failure)', required: true, check: uuid('job id') },
+    },
+    example: 'jobs:show --id 0b7c3f4e-6f0a-4c55-9a55-2b0f6d0f0d01',
+  },
+  'jobs:retry': {
+    summary: 'Gives failed jobs one more attempt, now (a job that fails it again is kept as failed)',
+    flags: {
+      id: { value: 'ID', description: 'A failed job to retry (may be repeated)', repeatable: true, check: uuid('job id') },
+      'all-failed': { description: 'Every failed job (of --queue when given)' },
+      queue: { value: 'Q', description: 'With --all-failed: only this queue' },
+    },
+    example: 'jobs:retry --all-failed',
+    notes: ['Give --id or --all-failed. A job that is not failed (waiting, running, completed) is left as it is and reported.'],
   },
   'legacy:usage': {
     summary: 'Calls to the legacy REST API per token, most used first',

@@ -12,6 +12,10 @@ import { DemoSeeder } from '../events/demo-seed.js';
 import { LegacyApiUsageService } from '../legacy-api/legacy-api-usage.service.js';
 import { Application, ClientType } from '../oauth/application.model.js';
 import { inOneTransaction } from '../database/one-transaction.js';
+import { JobQueue } from '../jobs/job-queue.js';
+import type { JobListState } from '../jobs/job-records.js';
+import type { QueueState } from '../jobs/queue-states.js';
+import { CommandError, UsageError } from './cli-error.js';
 import { CommandName } from './command-specs.js';
 import { interruptible } from './interruptible.js';
 import { Flags } from './parse-command-line.js';
@@ -70,6 +74,10 @@ async function withUsernameTaken(users: UsersService, username: string, err: unk
     },
   );
   return taken ? new InvalidInput([new UserError('USERNAME_TAKEN', 'Username is already taken', 'username'), ...failures]) : err;
+}
+
+function unknownQueue(queue: string, queues: QueueState[]): string {
+  return `No job queue is named "${queue}"; the queues are ${queues.map((q) => q.queue).join(', ')}`;
 }
 
 export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
@@ -177,6 +185,33 @@ export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
     const { id } = await applications.getByClientIdOrId(value(flags, 'id'));
     const application = await applications.claim(id, owner.id);
     return { clientId: application.clientId, name: application.name, owner: owner.username, id: application.id };
+  },
+  async 'jobs:list'(app, flags) {
+    const jobs = app.get(JobQueue);
+    const state = (optional(flags, 'state') ?? 'failed') as JobListState;
+    const queue = optional(flags, 'queue');
+    const queues = await jobs.states();
+    if (queue !== undefined && !queues.some((q) => q.queue === queue)) throw new UsageError(unknownQueue(queue, queues));
+    return { queues, state, jobs: await jobs.list(state, queue, Number(optional(flags, 'limit') ?? 50)) };
+  },
+  async 'jobs:show'(app, flags) {
+    const job = await app.get(JobQueue).find(value(flags, 'id'));
+    if (!job) throw new CommandError(`No job has the id ${value(flags, 'id')} (completed jobs are kept 7 days)`);
+    return job;
+  },
+  async 'jobs:retry'(app, flags) {
+    const jobs = app.get(JobQueue);
+    const ids = list(flags, 'id');
+    const all = optional(flags, 'all-failed') !== undefined;
+    const queue = optional(flags, 'queue');
+    if (all === ids.length > 0) throw new UsageError('Give --id (once or more) or --all-failed, not both');
+    if (queue !== undefined && !all) throw new UsageError('--queue goes with --all-failed');
+    if (queue !== undefined) {
+      const queues = await jobs.states();
+      if (!queues.some((q) => q.queue === queue)) throw new UsageError(unknownQueue(queue, queues));
+    }
+    const results = await jobs.retry(all ? await jobs.failedIds(queue) : ids);
+    return { retried: results.filter((r) => r.outcome === 'retried').length, jobs: results };
   },
   async 'keys:rotate'(app) {
     return app.get(SigningKeysService).rotate();

@@ -46,3 +46,11 @@ export const migrationName: ValueCheck = (value) =>
 export function oneOf(choices: readonly string[]): ValueCheck {
   return (value) => (choices.includes(value) ? undefined : `must be ${choices.map((c) => `"${c}"`).join(' or ')}, not "${value}"`);
 }
+
+/** A UUID, as ids are written (`0b7c3f4e-6f0a-4c55-9a55-2b0f6d0f0d01`). */
+export function uuid(what: string): ValueCheck {
+  return (value) =>
+    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)
+      ? undefined
+      : `must be a ${what} (a UUID), not "${value}"`;
+}

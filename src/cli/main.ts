@@ -3,7 +3,7 @@ import { ConfigError } from '../config/config.schema.js';
 import { readEnvironment } from '../config/environment.js';
 import { DomainError, failuresOf } from '../errors/domain-error.js';
 import { DatabaseSettingError } from '../database/prepare-database.js';
-import { InterruptedError, NotMigratedError, UsageError } from './cli-error.js';
+import { InterruptedError, CommandError, NotMigratedError, UsageError } from './cli-error.js';
 import { COMMANDS } from './command-specs.js';
 import { commandHelp, globalHelp } from './help.js';
 import { commandHint, parseCommandLine } from './parse-command-line.js';
@@ -67,6 +67,7 @@ function problemLines(err: unknown, argv: string[]): string[] {
     err instanceof UsageError ||
     err instanceof ConfigError ||
     err instanceof NotMigratedError ||
+    err instanceof CommandError ||
     err instanceof DatabaseSettingError ||
     err instanceof InterruptedError;
   return [known ? (err as Error).message : String((err as Error)?.stack ?? err)];

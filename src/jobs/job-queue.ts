@@ -9,6 +9,7 @@ import { Metrics } from '../metrics/metrics.js';
 import { poolDatabase, transactionDatabase } from './job-database.js';
 import { JobHandler, JobKind } from './job-kind.js';
 import { JOBS_WORK } from './jobs.tokens.js';
+import { findJob, JobListState, JobRecord, listJobs } from './job-records.js';
 import { QueueState, readQueueStates } from './queue-states.js';
 
 export interface EnqueueOptions {
@@ -125,13 +126,46 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
 
   /** Depth, age and failures of every declared queue (metrics, the CLI). */
   states(): Promise<QueueState[]> {
-    return readQueueStates((text, values) => this.owned.pool.query(text, values), [...this.kinds.keys()]);
+    return readQueueStates(this.query);
   }
 
-  /** The queue's own API for the CLI's job commands. */
-  get api(): Pick<PgBoss, 'retry' | 'getJobById'> {
-    return this.boss;
+  /** The jobs of one state, newest first (`jobs:list`). */
+  list(state: JobListState, queue: string | undefined, limit: number): Promise<JobRecord[]> {
+    return listJobs(this.query, state, queue, limit);
   }
+
+  /** One job and its data (`jobs:show`). */
+  find(id: string): ReturnType<typeof findJob> {
+    return findJob(this.query, id);
+  }
+
+  /**
+   * Gives failed jobs one more attempt, due now (`jobs:retry`; pg-boss's retry). Returns what became of each id: a job
+   * that is not failed is left alone.
+   */
+  async retry(ids: string[]): Promise<{ id: string; outcome: 'retried' | 'not failed' | 'not found'; state?: string }[]> {
+    const results = [];
+    for (const id of ids) {
+      const job = await this.find(id);
+      if (!job || job.archived) results.push({ id, outcome: 'not found' as const });
+      else if (job.state !== 'failed') results.push({ id, outcome: 'not failed' as const, state: job.state });
+      else {
+        await this.boss.retry(job.queue, id);
+        results.push({ id, outcome: 'retried' as const });
+      }
+    }
+    return results;
+  }
+
+  /** The ids of every failed job (of one queue when given). */
+  async failedIds(queue?: string): Promise<string[]> {
+    const { rows } = await this.query(`SELECT id FROM ${JOB_SCHEMA}.job WHERE state = 'failed' AND ($1::text IS NULL OR name = $1)`, [
+      queue ?? null,
+    ]);
+    return rows.map((row) => row.id as string);
+  }
+
+  private readonly query = (text: string, values: unknown[]) => this.owned.pool.query(text, values);
 
   /** Every declared kind has its queue, with the retry settings of the configuration. */
   private async ensureQueues(): Promise<void> {

@@ -16,7 +16,8 @@ export interface QueueState {
 
 type Query = (text: string, values: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
 
-export async function readQueueStates(query: Query, queues: string[]): Promise<QueueState[]> {
+/** Every queue of the database (whichever process declared it), pg-boss's internal ones aside. */
+export async function readQueueStates(query: Query): Promise<QueueState[]> {
   const { rows } = await query(
     `SELECT q.name,
             count(j.id) FILTER (WHERE j.state IN ('created', 'retry') AND j.start_after <= now()) AS waiting,
@@ -24,9 +25,10 @@ export async function readQueueStates(query: Query, queues: string[]): Promise<Q
             count(j.id) FILTER (WHERE j.state = 'active') AS active,
             count(j.id) FILTER (WHERE j.state = 'failed') AS failed,
             coalesce(extract(epoch FROM now() - min(j.start_after) FILTER (WHERE j.state IN ('created', 'retry') AND j.start_after <= now())), 0) AS oldest
-       FROM unnest($1::text[]) AS q(name) LEFT JOIN ${JOB_SCHEMA}.job j ON j.name = q.name
+       FROM ${JOB_SCHEMA}.queue q LEFT JOIN ${JOB_SCHEMA}.job j ON j.name = q.name
+      WHERE q.name NOT LIKE '\\_\\_pgboss\\_\\_%'
       GROUP BY q.name ORDER BY q.name`,
-    [queues],
+    [],
   );
   return rows.map((row) => ({
     queue: row.name as string,
