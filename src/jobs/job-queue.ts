@@ -94,6 +94,24 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
     return id;
   }
 
+  /**
+   * Adds many jobs in one statement (a fan-out): each with its own id, so enqueueing the same ones again
+   * (the fan-out retried) adds nothing.
+   */
+  async enqueueMany<T extends object>(kind: JobKind<T>, jobs: { id: string; data: T; startAfter?: Date }[]): Promise<void> {
+    for (let i = 0; i < jobs.length; i += 500) {
+      await this.boss.insert(
+        jobs.slice(i, i + 500).map((job) => ({
+          id: job.id,
+          name: kind.queue,
+          data: job.data,
+          expireInSeconds: kind.expireInSeconds,
+          ...(job.startAfter !== undefined && { startAfter: job.startAfter }),
+        })),
+      );
+    }
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     await this.ensureQueues();
     if (!this.work) return;

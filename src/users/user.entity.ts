@@ -29,6 +29,10 @@ export class UserEntity {
   @Column({ type: 'text', default: 'active' })
   state: UserState;
 
+  /** Reminders and other messages not about the user's own seat (docs/mail.md). */
+  @Column({ name: 'mail_reminders', type: 'boolean', default: true })
+  mailReminders: boolean;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -7,6 +7,8 @@ export interface User {
   name: string;
   email: string;
   state: UserState;
+  /** Whether the user gets the messages that are not about their own seat (reminders). */
+  mailReminders: boolean;
   createdAt: Date;
 }
 
@@ -20,6 +22,7 @@ export function toUser(entity: UserEntity): User {
     name: entity.name,
     email: entity.email,
     state: entity.state,
+    mailReminders: entity.mailReminders,
     createdAt: entity.createdAt,
   };
 }

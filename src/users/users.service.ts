@@ -60,6 +60,12 @@ export class UsersService {
     return toUser(entity);
   }
 
+  /** The user's choice of non-essential messages (the account page; a mail's one-click unsubscribe). */
+  async setMailReminders(id: string, on: boolean): Promise<User> {
+    await this.users.update({ id }, { mailReminders: on });
+    return toUser(await this.users.findOneByOrFail({ id }));
+  }
+
   /**
    * Changes the user's own password: the current one is required, the new one must pass the same
    * rules as at sign-up. Every invalid field is reported at once.

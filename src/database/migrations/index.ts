@@ -15,6 +15,7 @@ import { DeviceAuthorizations1796000000003 } from './1796000000003-device-author
 import { ApplicationIdIndexes1796000000004 } from './1796000000004-application-id-indexes.js';
 import { RegistrationQuotas1796100000000 } from './1796100000000-registration-quotas.js';
 import { JobQueue1796200000001 } from './1796200000001-job-queue.js';
+import { MailPreferences1796200000002 } from './1796200000002-mail-preferences.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   ApplicationIdIndexes1796000000004,
   RegistrationQuotas1796100000000,
   JobQueue1796200000001,
+  MailPreferences1796200000002,
 ];

@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { derivedJobId } from '../jobs/job-id.js';
+import { jobKind } from '../jobs/job-kind.js';
+import { JobQueue } from '../jobs/job-queue.js';
+
+/** Why a registration was cancelled, as its attendee is told. */
+export type CancelledBy = 'attendee' | 'organizer' | 'event_cancelled';
+
+/** What changed about an event that its attendees must hear of. */
+export interface EventChange {
+  field: 'time' | 'venue' | 'online_url';
+  /** The value before and after, as shown to people (times: ISO 8601; a venue: its lines joined). */
+  before: string | null;
+  after: string | null;
+}
+
+/** A message to one registrant about their registration (src/notifications/ sends it). */
+export type RegistrationNotice =
+  | { message: 'registration.confirmed' | 'registration.waitlisted' | 'registration.promoted'; registrationId: string }
+  | { message: 'registration.cancelled'; registrationId: string; by: CancelledBy }
+  | { message: 'event.changed'; registrationId: string; changes: EventChange[]; sequence: number }
+  | { message: 'event.cancelled'; registrationId: string }
+  /** Non-essential: the day before, to those who did not turn reminders off. `startsAt`: the start it was planned for. */
+  | { message: 'event.reminder'; registrationId: string; startsAt: string };
+
+/** A change to a whole event: one job that enqueues a RegistrationNotice per registration concerned. */
+export type EventNotice =
+  | { message: 'event.changed'; eventId: string; changes: EventChange[]; sequence: number }
+  | { message: 'event.cancelled'; eventId: string };
+
+/** Sending one mail: short attempts (SMTP timeouts add up to less than this). */
+export const REGISTRATION_NOTICES = jobKind<RegistrationNotice>('registration-notices', {
+  expireInSeconds: 30,
+  label: (notice) => notice.message,
+});
+
+export const EVENT_NOTICES = jobKind<EventNotice>('event-notices', { expireInSeconds: 120, label: (notice) => `${notice.message}.fan-out` });
+
+const REMINDER_LEAD_MS = 24 * 3600_000;
+
+/**
+ * What the events domain tells people, written with the change itself (a transactional outbox): each
+ * method takes the transaction of the change, so a change that rolls back tells nobody, and one that
+ * commits is told even if the process dies right after. The messages go out from jobs, never in the request.
+ */
+@Injectable()
+export class EventNotices {
+  constructor(private readonly jobs: JobQueue) {
+    jobs.declare(REGISTRATION_NOTICES);
+    jobs.declare(EVENT_NOTICES);
+  }
+
+  /** A registration was confirmed, waitlisted, promoted or cancelled. */
+  async registration(tx: EntityManager, notice: RegistrationNotice): Promise<void> {
+    await this.jobs.enqueue(REGISTRATION_NOTICES, notice, { tx });
+  }
+
+  /** A seat is confirmed: the reminder the day before the event (skipped at its time if things changed). */
+  async remind(tx: EntityManager, registrationId: string, startsAt: Date, now: Date): Promise<void> {
+    const at = new Date(startsAt.getTime() - REMINDER_LEAD_MS);
+    if (at <= now) return;
+    await this.jobs.enqueue(
+      REGISTRATION_NOTICES,
+      { message: 'event.reminder', registrationId, startsAt: startsAt.toISOString() },
+      { tx, startAfter: at, id: derivedJobId('reminder', registrationId, startsAt.toISOString()) },
+    );
+  }
+
+  /** The event's time, place or online link changed, or it was cancelled: everyone concerned hears of it. */
+  async event(tx: EntityManager, notice: EventNotice): Promise<void> {
+    await this.jobs.enqueue(EVENT_NOTICES, notice, { tx });
+  }
+}
