@@ -106,6 +106,11 @@ export const environmentSchema = z.object({
   PERSONAL_TOKENS_MAX_ACTIVE: positiveInt(10_000).default(100),
   AUTH_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   HOUSEKEEPING_INTERVAL_SECONDS: positiveInt(7 * 86400).default(3600),
+  EVENTS_WEB_URL: z
+    .string()
+    .regex(/^https?:\/\/[^\s]+$/, 'must be an http:// or https:// address')
+    .refine((v) => v.includes('{id}') || v.includes('{slug}'), 'must contain {id} or {slug}, e.g. https://events.example.com/e/{slug}')
+    .optional(),
   JOBS_CONCURRENCY: positiveInt(100).default(5),
   JOBS_RETRY_DELAY_SECONDS: positiveInt(3600).default(15),
   JOBS_RETRY_LIMIT: wholeNumberBetween(0, 30).default(10),
@@ -217,6 +222,11 @@ export interface AppConfig {
   sessionTtlMs: number;
   /** How often the fleet, all instances together, deletes expired rows. */
   housekeepingIntervalMs: number;
+  /**
+   * The address of an event's page on the platform's own site, `{id}` and `{slug}` filled in (mails link
+   * to it); undefined when Agora serves only the API, and mails then carry no link to the event.
+   */
+  eventsWebUrl?: string;
   /** The job queue (src/jobs/, docs/operations.md "Jobs"). */
   jobs: {
     /** Jobs one process runs at once (each instance and each of its WORKERS). */
@@ -453,6 +463,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     secureCookies: (e.BASE_URL ?? '').startsWith('https:'),
     sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
     housekeepingIntervalMs: e.HOUSEKEEPING_INTERVAL_SECONDS * 1000,
+    eventsWebUrl: e.EVENTS_WEB_URL,
     jobs: { concurrency: e.JOBS_CONCURRENCY, retryDelaySeconds: e.JOBS_RETRY_DELAY_SECONDS, retryLimit: e.JOBS_RETRY_LIMIT },
     oauth: {
       codeTtlMs: e.OAUTH_CODE_TTL_SECONDS * 1000,

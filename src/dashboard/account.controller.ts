@@ -35,6 +35,16 @@ export class AccountController {
     }
   }
 
+  @Post('mail')
+  async updateMail(@SignedIn() signedIn: SignedInUser, @Body() body: Record<string, unknown>): Promise<PageResult> {
+    const reminders = formText(body.reminders) === 'on';
+    await this.users.setMailReminders(signedIn.user.id, reminders);
+    return seeOther('/account', {
+      path: '/account',
+      notice: reminders ? 'E-mail settings saved: you get reminders.' : 'E-mail settings saved: no more reminders.',
+    });
+  }
+
   @Post('tokens')
   async create(@SignedIn() signedIn: SignedInUser, @Body() body: Record<string, unknown>): Promise<PageResult> {
     const name = formText(body.name);
@@ -66,8 +76,9 @@ export class AccountController {
     const tokens = await this.tokens.listForUser(signedIn.user.id);
     const activeTokens = await this.tokens.countActive(signedIn.user.id);
     const maxTokens = this.tokens.maxActive;
+    const mailReminders = (await this.users.findById(signedIn.user.id))?.mailReminders ?? true;
     return view(
-      (c: PageContext) => accountPage({ signedIn, csrfToken: c.csrfToken, tokens, activeTokens, maxTokens, ...flashOptions(c), ...extra }),
+      (c: PageContext) => accountPage({ signedIn, csrfToken: c.csrfToken, tokens, activeTokens, maxTokens, mailReminders, ...flashOptions(c), ...extra }),
       { status },
     );
   }

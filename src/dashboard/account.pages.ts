@@ -17,6 +17,8 @@ export interface AccountPageOptions {
   created?: { name: string; token: string };
   /** What the previous form did. */
   notice?: string;
+  /** Whether the user gets reminders (the non-essential mail). */
+  mailReminders: boolean;
   /** What was typed in the profile form, with its error. */
   profile?: { name: string; error?: string };
   errors?: Record<string, string>;
@@ -54,6 +56,25 @@ export function accountPage(o: AccountPageOptions): string {
           />
           ${fieldError(o.profile?.error, 'profile-name')}
           <div class="actions"><button type="submit" class="secondary">Save profile</button></div>
+        </form>
+      </div>
+
+      <h2 class="section" id="mail">E-mail</h2>
+      <div class="card">
+        <p>
+          Mail about your own registrations is always sent to ${o.signedIn.user.email}: confirmations with your tickets, the waitlist,
+          changes to the time or place of an event, cancellations.
+        </p>
+        <form method="post" action="/account/mail" novalidate>
+          <input type="hidden" name="_csrf" value="${o.csrfToken}" />
+          <fieldset class="checks">
+            <legend><strong>Optional mail</strong></legend>
+            <label
+              ><input type="checkbox" name="reminders" value="on" ${o.mailReminders ? 'checked' : ''} />
+              <span>Reminders the day before events you registered for</span></label
+            >
+          </fieldset>
+          <div class="actions"><button type="submit" class="secondary">Save e-mail settings</button></div>
         </form>
       </div>
 

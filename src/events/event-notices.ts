@@ -8,12 +8,11 @@ import { JobQueue } from '../jobs/job-queue.js';
 export type CancelledBy = 'attendee' | 'organizer' | 'event_cancelled';
 
 /** What changed about an event that its attendees must hear of. */
-export interface EventChange {
-  field: 'time' | 'venue' | 'online_url';
-  /** The value before and after, as shown to people (times: ISO 8601; a venue: its lines joined). */
-  before: string | null;
-  after: string | null;
-}
+export type EventChange =
+  /** Start, end or time zone (times in ISO 8601; the zone is the event's, as the mail shows it). */
+  | { field: 'time'; before: { startsAt: string; endsAt: string; timeZone: string }; after: { startsAt: string; endsAt: string; timeZone: string } }
+  /** The venue as one line (name, address, city, country), or the online link; null when there is none. */
+  | { field: 'venue' | 'online_url'; before: string | null; after: string | null };
 
 /** A message to one registrant about their registration (src/notifications/ sends it). */
 export type RegistrationNotice =
@@ -57,13 +56,13 @@ export class EventNotices {
   }
 
   /** A seat is confirmed: the reminder the day before the event (skipped at its time if things changed). */
-  async remind(tx: EntityManager, registrationId: string, startsAt: Date, now: Date): Promise<void> {
+  async remind(tx: EntityManager | undefined, registrationId: string, startsAt: Date, now: Date): Promise<void> {
     const at = new Date(startsAt.getTime() - REMINDER_LEAD_MS);
     if (at <= now) return;
     await this.jobs.enqueue(
       REGISTRATION_NOTICES,
       { message: 'event.reminder', registrationId, startsAt: startsAt.toISOString() },
-      { tx, startAfter: at, id: derivedJobId('reminder', registrationId, startsAt.toISOString()) },
+      { ...(tx && { tx }), startAfter: at, id: derivedJobId('reminder', registrationId, startsAt.toISOString()) },
     );
   }
 
