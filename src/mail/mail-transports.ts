@@ -60,7 +60,12 @@ export class FileTransport implements MailTransport {
 
   async deliver(message: MailOptions): Promise<string> {
     const { message: eml } = (await this.builder.sendMail(message)) as { message: Buffer };
-    this.ready ??= mkdir(this.directory, { recursive: true, mode: 0o700 }).then(() => chmod(this.directory, 0o700));
+    this.ready ??= mkdir(this.directory, { recursive: true, mode: 0o700 })
+      .then(() => chmod(this.directory, 0o700))
+      .catch((err: unknown) => {
+        this.ready = undefined; // the next mail tries again
+        throw err;
+      });
     await this.ready;
     const path = join(this.directory, fileName(new Date()));
     await writeFile(path, eml, { mode: 0o600, flag: 'wx' });
