@@ -307,4 +307,57 @@ describe('loadConfig', () => {
       }
     });
   });
+
+  describe('mail', () => {
+    it('writes mail to files from Agora at the public host by default', () => {
+      expect(loadConfig({}).mail).toEqual({ smtpUrl: undefined, from: { name: 'Agora', address: 'agora@localhost' } });
+      expect(loadConfig({ BASE_URL: 'https://events.example.org' }).mail.from).toEqual({
+        name: 'Agora',
+        address: 'agora@events.example.org',
+      });
+      expect(loadConfig({ BASE_URL: 'http://192.0.2.7:3000' }).mail.from.address).toBe('agora@localhost');
+    });
+
+    it('takes an smtp:// or smtps:// SMTP_URL with credentials', () => {
+      for (const url of ['smtp://localhost:1025', 'smtps://user:p%40ss@smtp.example.com:465', 'smtp://mail.internal']) {
+        expect(loadConfig({ SMTP_URL: url }).mail.smtpUrl).toBe(url);
+      }
+    });
+
+    it('refuses any other SMTP_URL in one line that never shows the value, which may hold a password', () => {
+      for (const bad of ['http://user:hunter2@smtp.example.com', 'smtp.example.com:587', 'smtp://', 'user:hunter2']) {
+        const found = problems({ SMTP_URL: bad });
+        expect(found).toEqual([
+          'SMTP_URL: must be an smtp:// or smtps:// URL such as smtps://user:password@smtp.example.com:465 (unset it to write mail to files) (the value is not shown: it may hold a password)',
+        ]);
+        expect(found.join('\n')).not.toContain('hunter2');
+      }
+    });
+
+    it('takes MAIL_FROM as an address with an optional display name', () => {
+      expect(loadConfig({ MAIL_FROM: 'events@example.com' }).mail.from).toEqual({ name: '', address: 'events@example.com' });
+      expect(loadConfig({ MAIL_FROM: 'Agora Events <events@example.com>' }).mail.from).toEqual({
+        name: 'Agora Events',
+        address: 'events@example.com',
+      });
+      expect(loadConfig({ MAIL_FROM: '"Agora, Events" <events@example.com>' }).mail.from).toEqual({
+        name: 'Agora, Events',
+        address: 'events@example.com',
+      });
+    });
+
+    it.each([
+      'not an address',
+      'events@',
+      '@example.com',
+      'Agora <events@example.com',
+      'Agora <a@b> <c@d>',
+      'a b@example.com',
+      'Agora\r\nBcc: x@y <a@example.com>',
+    ])('refuses MAIL_FROM=%j', (bad) => {
+      expect(problems({ MAIL_FROM: bad })).toEqual([
+        `MAIL_FROM: must be an e-mail address, optionally with a display name, such as Agora <agora@example.com> (got ${JSON.stringify(bad)})`,
+      ]);
+    });
+  });
 });

@@ -154,7 +154,29 @@ export const environmentSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1 to 64 letters, digits, "_", ".", ":" or "-", such as agora-staging:')
     .default('agora:'),
+  SMTP_URL: z
+    .string()
+    .refine(
+      isSmtpUrl,
+      'must be an smtp:// or smtps:// URL such as smtps://user:password@smtp.example.com:465 (unset it to write mail to files)',
+    )
+    .optional(),
+  MAIL_FROM: z
+    .string()
+    .transform((value, ctx) => {
+      const from = parseMailbox(value);
+      if (from) return from;
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be an e-mail address, optionally with a display name, such as Agora <agora@example.com>',
+      });
+      return z.NEVER;
+    })
+    .optional(),
 });
+
+/** Settings whose value may hold a password: a problem with one names the setting, never the value. */
+const SECRET_VALUES = new Set(['SMTP_URL']);
 
 export type Environment = z.input<typeof environmentSchema>;
 
@@ -306,12 +328,25 @@ export interface AppConfig {
    * (staging and production) need different prefixes, or they spend each other's budgets.
    */
   rateLimitKeyPrefix: string;
+  /** Outgoing e-mail (src/mail/, docs/mail.md). */
+  mail: {
+    /** SMTP_URL: the server every mail goes through; unset, each mail is written to `<DATA_DIR>/mail/` as an .eml file. */
+    smtpUrl?: string;
+    /** MAIL_FROM: the sender of every mail. */
+    from: MailAddress;
+  };
   /** OpenTelemetry traces, exported over OTLP/HTTP; undefined (off) unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
   tracing?: {
     /** The collector's base URL; spans go to `{endpoint}/v1/traces`. */
     endpoint: string;
     serviceName: string;
   };
+}
+
+/** An e-mail address with an optional display name (nodemailer's address object). */
+export interface MailAddress {
+  name: string;
+  address: string;
 }
 
 /** Whether /metrics is served at all: METRICS_TOKEN or METRICS_PORT is set. */
@@ -322,6 +357,39 @@ export function metricsServed(config: Pick<AppConfig, 'metrics'>): boolean {
 /** Whether the main listener serves /metrics (with its token): a token is set and no separate port is. */
 export function metricsOnMainListener(config: Pick<AppConfig, 'metrics'>): boolean {
   return config.metrics.token !== undefined && config.metrics.port === undefined;
+}
+
+function isSmtpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+// A plain address: no spaces, quotes or angle brackets in the local part, a host name of letters, digits and hyphens.
+const ADDRESS = /^[^\s<>@"(),;:\\[\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
+
+/** `agora@example.com`, `Agora <agora@example.com>` or `"Agora, Events" <agora@example.com>`; undefined when it is none of these. */
+export function parseMailbox(value: string): MailAddress | undefined {
+  const text = value.trim();
+  // Line breaks would let the value add headers of its own.
+  if (/[\r\n]/.test(text)) return undefined;
+  if (ADDRESS.test(text)) return { name: '', address: text };
+  const named = /^(.*?)\s*<([^<>]+)>$/.exec(text);
+  if (!named || !ADDRESS.test(named[2]!)) return undefined;
+  let name = named[1]!.trim();
+  if (/^".*"$/.test(name)) name = name.slice(1, -1).replace(/\\(.)/g, '$1');
+  else if (/[<>"]/.test(name)) return undefined;
+  return { name, address: named[2]! };
+}
+
+/** The default sender: agora@ the public host name, or agora@localhost when the base URL names an IP address. */
+function defaultMailFrom(baseUrl: string): MailAddress {
+  const host = new URL(baseUrl).hostname;
+  const named = host.replace(/^\[|\]$/g, '');
+  return { name: 'Agora', address: `agora@${ipaddr.isValid(named) ? 'localhost' : host}` };
 }
 
 function isCidr(value: string): boolean {
@@ -359,6 +427,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     throw new ConfigError(
       parsed.error.issues.map((issue) => {
         const name = String(issue.path[0] ?? 'configuration');
+        if (SECRET_VALUES.has(name) && relevant[name] !== undefined)
+          return `${name}: ${issue.message} (the value is not shown: it may hold a password)`;
         return `${name}: ${issue.message} (got ${JSON.stringify(relevant[name] ?? null)})`;
       }),
     );
@@ -498,6 +568,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       : undefined,
     redisUrl: e.REDIS_URL,
     rateLimitKeyPrefix: e.RATE_LIMIT_KEY_PREFIX,
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM ?? defaultMailFrom(e.BASE_URL ?? `http://localhost:${e.PORT}`) },
     tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT ? { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME } : undefined,
   };
 }

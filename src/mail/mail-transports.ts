@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import type { Options as MailOptions } from 'nodemailer/lib/mailer';
+import { MailDeliveryError } from './mail-delivery.error.js';
+
+/** Where a built message goes: an SMTP server, or a file in the local mailbox directory. */
+export interface MailTransport {
+  /** Sends the message; resolves to where it went (a file path), or nothing. Throws MailDeliveryError. */
+  deliver(message: MailOptions): Promise<string | undefined>;
+  close(): void;
+}
+
+/** Bounded waits: a job never hangs on a silent server; it fails, and its retry tries again later. */
+export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as const;
+
+export class SmtpTransport implements MailTransport {
+  private readonly transporter: ReturnType<typeof nodemailer.createTransport>;
+  private readonly secrets: string[];
+
+  constructor(smtpUrl: string) {
+    this.transporter = nodemailer.createTransport({ url: smtpUrl, pool: true, maxConnections: 2, ...SMTP_TIMEOUTS });
+    const url = new URL(smtpUrl);
+    this.secrets = [url.password, decodeURIComponent(url.password)].filter((s) => s.length >= 3);
+  }
+
+  async deliver(message: MailOptions): Promise<undefined> {
+    try {
+      await this.transporter.sendMail(message);
+    } catch (err) {
+      throw this.deliveryError(err);
+    }
+    return undefined;
+  }
+
+  close(): void {
+    this.transporter.close();
+  }
+
+  /** The reply code and the server's words, or the connection problem; never the credentials. */
+  private deliveryError(err: unknown): MailDeliveryError {
+    const e = err as { responseCode?: number; response?: string; code?: string; message?: string };
+    const detail =
+      e.responseCode !== undefined
+        ? `the server answered ${e.response ?? e.responseCode}`
+        : `${e.code ? `${e.code}: ` : ''}${e.message ?? String(err)}`;
+    let message = `SMTP delivery failed: ${detail}`.replace(/[\r\n]+/g, ' ');
+    for (const secret of this.secrets) message = message.split(secret).join('***');
+    return new MailDeliveryError(message, e.responseCode);
+  }
+}
+
+/** The mailbox without a mail server: each message an .eml file under `<DATA_DIR>/mail/`, for its owner only. */
+export class FileTransport implements MailTransport {
+  private readonly builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  private ready?: Promise<void>;
+
+  constructor(readonly directory: string) {}
+
+  async deliver(message: MailOptions): Promise<string> {
+    const { message: eml } = (await this.builder.sendMail(message)) as { message: Buffer };
+    this.ready ??= mkdir(this.directory, { recursive: true, mode: 0o700 })
+      .then(() => chmod(this.directory, 0o700))
+      .catch((err: unknown) => {
+        this.ready = undefined; // the next mail tries again
+        throw err;
+      });
+    await this.ready;
+    const path = join(this.directory, fileName(new Date()));
+    await writeFile(path, eml, { mode: 0o600, flag: 'wx' });
+    return path;
+  }
+
+  close(): void {}
+}
+
+/** Sorts by time (UTC, to the millisecond), and unique by its random tail: `20260314T180000123Z-9f86d081.eml`. */
+export function fileName(at: Date): string {
+  return `${at.toISOString().replace(/[-:.]/g, '')}-${randomBytes(4).toString('hex')}.eml`;
+}

@@ -1,0 +1,54 @@
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { join } from 'node:path';
+import { AppConfig, type MailAddress } from '../config/config.schema.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import { FileTransport, MailTransport, SmtpTransport } from './mail-transports.js';
+import type { OutgoingMail } from './outgoing-mail.js';
+
+/**
+ * Sends e-mail: through SMTP_URL, or, without it, into `<DATA_DIR>/mail/` as .eml files (one log line
+ * each). `send` resolves once the server accepted the mail (or the file is written) and throws
+ * MailDeliveryError otherwise: callers are jobs, which retry.
+ */
+@Injectable()
+export class Mailer implements OnModuleDestroy {
+  private readonly logger = new Logger(Mailer.name);
+  private readonly transport: MailTransport;
+  private readonly from: MailAddress;
+
+  constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'mail' | 'database'>) {
+    this.from = config.mail.from;
+    this.transport = config.mail.smtpUrl
+      ? new SmtpTransport(config.mail.smtpUrl)
+      : new FileTransport(join(config.database.dataDir, 'mail'));
+  }
+
+  async send(mail: OutgoingMail): Promise<void> {
+    const written = await this.transport.deliver({
+      from: this.from,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html,
+      attachments: mail.attachments?.map((a) => ({
+        filename: a.filename,
+        content: a.content,
+        contentType: a.contentType,
+        ...(a.cid ? { cid: a.cid, contentDisposition: 'inline' as const } : {}),
+      })),
+      // Automatic mail (RFC 3834): vacation responders stay quiet.
+      headers: { 'Auto-Submitted': 'auto-generated', ...mail.headers },
+      messageId: mail.messageId === undefined ? undefined : this.messageId(mail.messageId),
+    });
+    if (written) this.logger.log(`Mail to ${mail.to} "${mail.subject}" written to ${written}`);
+  }
+
+  onModuleDestroy(): void {
+    this.transport.close();
+  }
+
+  private messageId(id: string): string {
+    if (id.includes('@')) return id;
+    return `<${id}@${this.from.address.split('@')[1]}>`;
+  }
+}
