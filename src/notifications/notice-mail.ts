@@ -10,6 +10,8 @@ export interface NoticeLinks {
   unsubscribeUrl?: string;
   /** The event's page on the platform's site (EVENTS_WEB_URL), or null when none is configured. */
   eventUrl: string | null;
+  /** Agora's host (BASE_URL): names the event in calendar files. */
+  calendarHost: string;
 }
 
 /** The venue of an event on one line, as mails and change notices show it. */
@@ -30,6 +32,7 @@ export function noticeMail(notice: RegistrationNotice, facts: RegistrationFacts,
     onlineUrl: facts.event.format === 'in_person' ? null : facts.event.onlineUrl,
     organizerName: facts.event.organizerName,
     url: links.eventUrl,
+    calendarHost: links.calendarHost,
     sequence: Math.floor(facts.event.updatedAt.getTime() / 1000),
   };
   const recipient = { name: user.name, email: user.email };

@@ -57,6 +57,7 @@ export class NoticeSender implements OnModuleInit {
       ticketCodes,
       unsubscribeUrl: notice.message === 'event.reminder' ? this.unsubscribe.url(user.id) : undefined,
       eventUrl: this.eventUrl(facts.event),
+      calendarHost: new URL(this.config.baseUrl).hostname,
     });
     const rendered = await renderMail(message);
     // The job's id: every attempt of this job sends the same Message-ID, so a mail system can tell a repeat.

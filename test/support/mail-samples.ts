@@ -12,6 +12,7 @@ export const SAMPLE_EVENT: EventFacts = {
   onlineUrl: null,
   organizerName: 'Open Transit Berlin e.V.',
   url: 'https://agora.example.com/events/7f3c2a10-5b9e-4d1a-9c4e-2f8b6a1d0e55',
+  calendarHost: 'agora.example.com',
   sequence: 1773000000,
 };
 

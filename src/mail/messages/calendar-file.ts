@@ -8,8 +8,8 @@ import type { EventFacts } from './mail-message.js';
 export type CalendarMethod = 'PUBLISH' | 'CANCEL';
 
 /** The same for every file about one event, so each new file replaces the copy the calendar holds. */
-export function calendarUid(event: Pick<EventFacts, 'id' | 'url'>): string {
-  return `event-${event.id}@${new URL(event.url).hostname}`;
+export function calendarUid(event: Pick<EventFacts, 'id' | 'calendarHost'>): string {
+  return `event-${event.id}@${event.calendarHost}`;
 }
 
 /**
@@ -36,7 +36,7 @@ export function calendarFile(event: EventFacts, method: CalendarMethod, descript
     summary: event.title,
     description,
     location: event.venue ?? event.onlineUrl ?? null,
-    url: event.url,
+    url: event.url ?? null,
     status: method === 'CANCEL' ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
   });
   return {

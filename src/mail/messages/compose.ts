@@ -19,8 +19,8 @@ export function composeMail(message: MailMessage, t: MailTexts): ComposedMail {
     changes: [],
     notes: [] as string[],
     tickets: [] as MailTicket[],
-    action: { label: t.actions.viewEvent, url: event.url },
-    links: [{ label: t.actions.manage, url: message.manageUrl }],
+    action: event.url ? { label: t.actions.viewEvent, url: event.url } : undefined,
+    links: message.manageUrl && message.manageUrl !== event.url ? [{ label: t.actions.manage, url: message.manageUrl }] : [],
     footer: t.footer.registered(title),
   };
   switch (message.kind) {

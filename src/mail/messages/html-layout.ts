@@ -158,8 +158,8 @@ function tickets(body: MailBody, t: MailTexts): SafeHtml {
     )}`;
 }
 
-function button(action: MailLink): SafeHtml {
-  if (!linkable(action.url)) return html``;
+function button(action: MailLink | undefined): SafeHtml {
+  if (!action || !linkable(action.url)) return html``;
   return html`<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="margin:8px 0 16px;">
     <tr>
       <td style="border-radius:6px;background:${BRAND};">

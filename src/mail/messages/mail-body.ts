@@ -38,7 +38,8 @@ export interface MailBody {
   /** Said after the details (the calendar file, what happens next). */
   notes: string[];
   tickets: MailTicket[];
-  action: MailLink;
+  /** The mail's one button (the event's page), when there is one. */
+  action?: MailLink;
   links: MailLink[];
   /** Why the person got this mail. */
   footer: string;

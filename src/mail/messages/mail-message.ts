@@ -9,8 +9,10 @@ export interface EventFacts {
   venue: string | null;
   onlineUrl: string | null;
   organizerName: string;
-  /** The event's page. Its host also names the event's calendar UID (`event-<id>@<host>`). */
-  url: string;
+  /** The event's page on the platform's site (EVENTS_WEB_URL), or null when there is none: the mail then has no link to it. */
+  url: string | null;
+  /** The host naming the event in calendar files (`event-<id>@<host>`): Agora's own (BASE_URL), the same in every mail. */
+  calendarHost: string;
   /**
    * SEQUENCE of the event in calendar files: must grow with every change, e.g. the event's `updated_at`
    * in epoch seconds, so a calendar replaces the copy it holds.
@@ -49,8 +51,8 @@ interface AboutRegistration {
   recipient: Recipient;
   event: EventFacts;
   registration: RegistrationFacts;
-  /** Where the person sees and cancels the registration. */
-  manageUrl: string;
+  /** Where the person sees and cancels the registration, or null when the platform has no such page. */
+  manageUrl: string | null;
 }
 
 /** A confirmed registration (also after the waitlist): with the calendar file and the check-in codes. */
@@ -75,7 +77,7 @@ export interface EventChangedMail {
   /** The event's new facts. */
   event: EventFacts;
   changes: EventChange[];
-  manageUrl: string;
+  manageUrl: string | null;
 }
 
 export interface EventCancelledMail extends AboutRegistration {

@@ -14,7 +14,7 @@ import { ticketImage } from './ticket-images.js';
 export async function renderMail(message: MailMessage, texts: MailTexts = en): Promise<RenderedMail> {
   const { body, calendar, codes } = composeMail(message, texts);
   const attachments = await Promise.all(codes.map((code, i) => ticketImage(code.ticketCode, code.cid, i + 1)));
-  if (calendar) attachments.push(calendarFile(message.event, calendar.method, message.event.url));
+  if (calendar) attachments.push(calendarFile(message.event, calendar.method, message.event.url ?? ''));
   const headers: Record<string, string> = {};
   // Mails a person may turn off carry their unsubscribe address: List-Unsubscribe (RFC 2369), one click (RFC 8058).
   if ('unsubscribeUrl' in message) {

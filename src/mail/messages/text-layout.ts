@@ -14,7 +14,7 @@ export function renderText(body: MailBody, t: MailTexts): string {
       `${t.tickets.heading}\n${t.tickets.introText}\n${body.tickets.map((ticket) => `- ${ticket.name}: ${ticket.caption}`).join('\n')}`,
     );
   }
-  blocks.push(`${body.action.label}: ${body.action.url}`, ...body.links.map((l) => `${l.label}: ${l.url}`));
+  blocks.push(...(body.action ? [body.action] : []).concat(body.links).map((l) => `${l.label}: ${l.url}`));
   const footer = [body.footer, ...(body.unsubscribe ? [`${body.unsubscribe.label}: ${body.unsubscribe.url}`] : [])].join('\n');
   return `${blocks.join('\n\n')}\n\n-- \n${footer}\n`;
 }
