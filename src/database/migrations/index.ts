@@ -14,6 +14,7 @@ import { RefreshTokens1796000000002 } from './1796000000002-refresh-tokens.js';
 import { DeviceAuthorizations1796000000003 } from './1796000000003-device-authorizations.js';
 import { ApplicationIdIndexes1796000000004 } from './1796000000004-application-id-indexes.js';
 import { RegistrationQuotas1796100000000 } from './1796100000000-registration-quotas.js';
+import { RegistrationCancelledBy1796200000001 } from './1796200000001-registration-cancelled-by.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   DeviceAuthorizations1796000000003,
   ApplicationIdIndexes1796000000004,
   RegistrationQuotas1796100000000,
+  RegistrationCancelledBy1796200000001,
 ];
