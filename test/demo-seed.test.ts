@@ -46,6 +46,28 @@ async function expectWholeDemo(t: TestApp, seeded: CliResult): Promise<void> {
   expect(events.nodes.map((e: { phase: string }) => e.phase)).toContain('ENDED');
   expect(events.nodes.map((e: { phase: string }) => e.phase)).toContain('UPCOMING');
 
+  // Each event starts at a sensible hour where it takes place, whenever the seed ran.
+  const starts = (await t
+    .get(DataSource)
+    .query(`SELECT e.title, e.starts_at, e.time_zone FROM events e JOIN organizers o ON o.id = e.organizer_id WHERE o.slug = ANY($1)`, [
+      DEMO_SLUGS,
+    ])) as { title: string; starts_at: Date; time_zone: string }[];
+  const local = (at: Date, timeZone: string) =>
+    new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at);
+  expect(Object.fromEntries(starts.map((e) => [e.title, local(e.starts_at, e.time_zone)]))).toEqual({
+    'Rust & Coffee: async in practice': '09:00',
+    'Embedded Rust workshop': '10:00',
+    'Rust in 2027: planning session': '19:00',
+    'Rust meetup: retrospective': '18:30',
+    'Tokyo Web Performance Night': '18:30',
+    'New York GraphQL Summit': '09:00',
+    'São Paulo Open Source Day': '10:00',
+    'Sydney Cloud Native Breakfast': '08:00',
+  });
+  const tokyo = starts.find((e) => e.time_zone === 'Asia/Tokyo')!;
+  // Still relative to now in days: nine days ahead, give or take the day boundary in Tokyo.
+  expect(Math.abs(tokyo.starts_at.getTime() - Date.now() - 9 * 86_400_000)).toBeLessThan(86_400_000);
+
   // The small Paris event is full, with people waiting.
   const full = await graphql(t.url, '{ events(first: 1, filter: { search: "async in practice" }) { nodes { capacity spotsLeft } } }');
   expect(full.body.data?.events.nodes).toEqual([{ capacity: 4, spotsLeft: 0 }]);

@@ -106,6 +106,7 @@ describe('Legacy REST API', () => {
       expect(Object.keys(doc.paths).sort()).toEqual(
         [
           '/api/attendees/{id}/check_in',
+          '/api/check_ins',
           '/api/events',
           '/api/events/{id}',
           '/api/events/{id}/cancel',
@@ -418,10 +419,17 @@ describe('Legacy REST API', () => {
       const checkedIn = await call('POST', `/api/attendees/${attendeeId}/check_in`, owner.token);
       expect(checkedIn.status).toBe(200);
       expect(checkedIn.body.checked_in_at).toEqual(expect.any(String));
-      expect((await call('POST', `/api/attendees/${attendeeId}/check_in`, owner.token)).status).toBe(409);
+      expect(checkedIn.body.already_checked_in).toBe(false);
+      const secondScan = await call('POST', `/api/attendees/${attendeeId}/check_in`, owner.token);
+      expect(secondScan.status).toBe(200);
+      expect(secondScan.body).toMatchObject({ id: attendeeId, checked_in_at: checkedIn.body.checked_in_at, already_checked_in: true });
 
-      const cancelled = await call('POST', `/api/registrations/${created.body.id}/cancel`, guest.token);
-      expect(cancelled.body).toMatchObject({ status: 'cancelled', cancelled_at: expect.any(String) });
+      // Checked in: the guest may no longer cancel; the organizer still may.
+      const refused = await call('POST', `/api/registrations/${created.body.id}/cancel`, guest.token);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ code: 'CHECKED_IN', errors: { registration_id: [expect.any(String)] } });
+      const cancelled = await call('POST', `/api/registrations/${created.body.id}/cancel`, owner.token);
+      expect(cancelled.body).toMatchObject({ status: 'cancelled', cancelled_at: expect.any(String), cancelled_by: 'organizer' });
       expect((await call('POST', `/api/registrations/${created.body.id}/cancel`, guest.token)).status).toBe(409);
     });
   });

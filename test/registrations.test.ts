@@ -9,7 +9,8 @@ import {
   registerFor,
   registrationOf,
 } from './support/events.js';
-import { graphql } from './support/http.js';
+import { graphql, rest } from './support/http.js';
+import { idOfType } from '../src/graphql/global-id.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
 describe('Registrations: capacity, waitlist and per-order limits', () => {
@@ -203,5 +204,116 @@ describe('Registrations: capacity, waitlist and per-order limits', () => {
     );
     const sneaky = await registerFor(t, token, { id: event.id, ticketTypeId: hidden.id });
     expect(sneaky.body.errors?.[0].extensions).toMatchObject({ code: 'NOT_FOUND', reason: 'TICKET_TYPE_NOT_FOUND' });
+  });
+});
+
+describe('Registrations: lifecycle', () => {
+  let t: TestApp;
+  let owner: string;
+  let organizerId: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    owner = (await createUserWithToken(t)).token;
+    organizerId = (await createOrganizer(t, owner)).id;
+  });
+  afterAll(() => t.close());
+
+  const registrations = async (eventId: string) =>
+    (
+      await graphql(
+        t.url,
+        `
+          query ($id: ID!) {
+            event(id: $id) {
+              status
+              spotsLeft
+              registrations(first: 100) {
+                nodes {
+                  id
+                  status
+                  cancelledAt
+                  cancelledBy
+                }
+              }
+            }
+          }
+        `,
+        { privateToken: owner, variables: { id: eventId } },
+      )
+    ).body.data?.event;
+
+  const cancel = (token: string, registrationId: string) =>
+    mutateRaw(t, token, 'cancelRegistration', { registrationId }, 'registration { status cancelledAt cancelledBy }');
+
+  it('ends the confirmed and waitlisted registrations of a cancelled event, and its seats and tickets count zero', async () => {
+    const event = await createEvent(t, owner, organizerId, { capacity: 2, quantity: 5 });
+    const people = await createManyUsersWithTokens(t, 4);
+    const regs = [];
+    for (const person of people) regs.push(registrationOf(await registerFor(t, person.token, event)));
+    expect(regs.map((r) => r.status)).toEqual(['CONFIRMED', 'CONFIRMED', 'WAITLISTED', 'WAITLISTED']);
+    // One registrant had already left; the cancellation keeps what they did and when.
+    const left = (await cancel(people[3]!.token, regs[3].id)).body.data?.cancelRegistration.registration;
+    expect(left).toMatchObject({ status: 'CANCELLED', cancelledBy: 'ATTENDEE' });
+    t.clock.advance(60_000);
+
+    const cancelled = await mutate(t, owner, 'cancelEvent', { eventId: event.id }, 'event { status spotsLeft }');
+    expect(cancelled.event).toEqual({ status: 'CANCELLED', spotsLeft: 2 });
+    const after = await registrations(event.id);
+    const byId = new Map(after.registrations.nodes.map((r: { id: string }) => [r.id, r]));
+    for (const reg of regs.slice(0, 3)) {
+      expect(byId.get(reg.id)).toMatchObject({ status: 'CANCELLED', cancelledBy: 'EVENT_CANCELLED', cancelledAt: expect.any(String) });
+    }
+    expect(byId.get(regs[3].id)).toEqual({ id: regs[3].id, status: 'CANCELLED', cancelledAt: left.cancelledAt, cancelledBy: 'ATTENDEE' });
+
+    const [row] = await t.get(DataSource).query(
+      `SELECT e.confirmed_seats, t.sold,
+              (SELECT count(*)::int FROM registrations r WHERE r.event_id = e.id AND r.status <> 'cancelled') AS active
+         FROM events e JOIN ticket_types t ON t.event_id = e.id WHERE e.slug = $1`,
+      [event.slug],
+    );
+    expect(row).toEqual({ confirmed_seats: 0, sold: 0, active: 0 });
+
+    // REST shows the same, to the registrant.
+    const restView = await rest(t.url, 'GET', `/api/registrations/${idOfType(regs[0].id, 'Registration')}`, {
+      privateToken: people[0]!.token,
+    });
+    expect(restView.body).toMatchObject({ status: 'cancelled', cancelled_by: 'event_cancelled', cancelled_at: expect.any(String) });
+    // Nothing is left to cancel, and the event stays cancelled.
+    expect((await cancel(people[0]!.token, regs[0].id)).body.data?.cancelRegistration.userErrors[0]).toMatchObject({
+      code: 'ALREADY_CANCELLED',
+    });
+  });
+
+  it('refuses the registrant a cancellation once an attendee has checked in; the organizer may, and the seat goes to the waitlist', async () => {
+    const event = await createEvent(t, owner, organizerId, { capacity: 2 });
+    const [guest, waiting] = await createManyUsersWithTokens(t, 2);
+    const reg = registrationOf(await registerFor(t, guest!.token, event, 2));
+    const queued = registrationOf(await registerFor(t, waiting!.token, event));
+    expect([reg.status, queued.status]).toEqual(['CONFIRMED', 'WAITLISTED']);
+    await mutate(t, owner, 'checkInAttendee', { attendeeId: reg.attendees[1].id }, 'attendee { checkedInAt }');
+
+    const refused = await cancel(guest!.token, reg.id);
+    expect(refused.body.data?.cancelRegistration).toEqual({
+      registration: null,
+      userErrors: [
+        {
+          field: ['input', 'registrationId'],
+          message: 'An attendee of this registration has checked in: only the organizer can cancel it now.',
+          code: 'CHECKED_IN',
+        },
+      ],
+    });
+    const restRefused = await rest(t.url, 'POST', `/api/registrations/${idOfType(reg.id, 'Registration')}/cancel`, {
+      privateToken: guest!.token,
+    });
+    expect(restRefused.status).toBe(409);
+    expect(restRefused.body.code).toBe('CHECKED_IN');
+    expect((await registrations(event.id)).spotsLeft).toBe(0);
+
+    const byOrganizer = await cancel(owner, reg.id);
+    expect(byOrganizer.body.data?.cancelRegistration.registration).toMatchObject({ status: 'CANCELLED', cancelledBy: 'ORGANIZER' });
+    const after = await registrations(event.id);
+    expect(after.registrations.nodes.find((r: { id: string }) => r.id === queued.id).status).toBe('CONFIRMED');
   });
 });

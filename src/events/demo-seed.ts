@@ -14,8 +14,9 @@ const HOUR = 3_600_000;
 
 interface DemoEvent {
   title: string;
-  /** Days from now (negative: in the past) and local start hour. */
+  /** Days from now (negative: in the past), local start time in the event's time zone, and length in hours. */
   inDays: number;
+  at: `${number}:${number}`;
   hours: number;
   timeZone: string;
   format: EventFormatValue;
@@ -38,6 +39,7 @@ const ORGANIZERS: { slug: string; name: string; description: string; websiteUrl:
       {
         title: 'Rust & Coffee: async in practice',
         inDays: 3,
+        at: '09:00',
         hours: 2,
         timeZone: 'Europe/Paris',
         format: 'hybrid',
@@ -52,6 +54,7 @@ const ORGANIZERS: { slug: string; name: string; description: string; websiteUrl:
       {
         title: 'Embedded Rust workshop',
         inDays: 17,
+        at: '10:00',
         hours: 6,
         timeZone: 'Europe/Paris',
         format: 'in_person',
@@ -66,6 +69,7 @@ const ORGANIZERS: { slug: string; name: string; description: string; websiteUrl:
       {
         title: 'Rust in 2027: planning session',
         inDays: 40,
+        at: '19:00',
         hours: 2,
         timeZone: 'Europe/Paris',
         format: 'online',
@@ -76,6 +80,7 @@ const ORGANIZERS: { slug: string; name: string; description: string; websiteUrl:
       {
         title: 'Rust meetup: retrospective',
         inDays: -20,
+        at: '18:30',
         hours: 2,
         timeZone: 'Europe/Paris',
         format: 'in_person',
@@ -94,6 +99,7 @@ const ORGANIZERS: { slug: string; name: string; description: string; websiteUrl:
       {
         title: 'Tokyo Web Performance Night',
         inDays: 9,
+        at: '18:30',
         hours: 3,
         timeZone: 'Asia/Tokyo',
         format: 'in_person',
@@ -105,6 +111,7 @@ const ORGANIZERS: { slug: string; name: string; description: string; websiteUrl:
       {
         title: 'New York GraphQL Summit',
         inDays: 30,
+        at: '09:00',
         hours: 8,
         timeZone: 'America/New_York',
         format: 'hybrid',
@@ -119,6 +126,7 @@ const ORGANIZERS: { slug: string; name: string; description: string; websiteUrl:
       {
         title: 'São Paulo Open Source Day',
         inDays: 55,
+        at: '10:00',
         hours: 7,
         timeZone: 'America/Sao_Paulo',
         format: 'in_person',
@@ -130,6 +138,7 @@ const ORGANIZERS: { slug: string; name: string; description: string; websiteUrl:
       {
         title: 'Sydney Cloud Native Breakfast',
         inDays: 12,
+        at: '08:00',
         hours: 2,
         timeZone: 'Australia/Sydney',
         format: 'online',
@@ -208,7 +217,7 @@ export class DemoSeeder {
         websiteUrl: spec.websiteUrl,
       });
       for (const e of spec.events) {
-        const startsAt = new Date(Math.floor((now + e.inDays * DAY) / HOUR) * HOUR);
+        const startsAt = localTime(new Date(now + e.inDays * DAY), e.at, e.timeZone);
         const event = await this.events.create(owner, {
           organizerId: organizer.id,
           title: e.title,
@@ -266,4 +275,47 @@ function slugOf(title: string): string {
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
+}
+
+/** The instant it is `at` (HH:MM) in `timeZone` on the day `day` falls on there. */
+export function localTime(day: Date, at: string, timeZone: string): Date {
+  const [hour, minute] = at.split(':').map(Number) as [number, number];
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })
+      .formatToParts(day)
+      .map((p) => [p.type, p.value]),
+  );
+  // That wall-clock time read as UTC, then moved by the zone's offset there (twice: the offset at the
+  // first guess may differ from the one at the answer across a daylight saving change).
+  const wall = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), hour, minute);
+  let instant = wall - offsetMs(new Date(wall), timeZone);
+  instant = wall - offsetMs(new Date(instant), timeZone);
+  return new Date(instant);
+}
+
+/** How far `timeZone` is ahead of UTC at `instant`. */
+function offsetMs(instant: Date, timeZone: string): number {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    })
+      .formatToParts(instant)
+      .map((p) => [p.type, p.value]),
+  );
+  const asUtc = Date.UTC(
+    Number(parts.year),
+    Number(parts.month) - 1,
+    Number(parts.day),
+    Number(parts.hour),
+    Number(parts.minute),
+    Number(parts.second),
+  );
+  return asUtc - Math.floor(instant.getTime() / 1000) * 1000;
 }

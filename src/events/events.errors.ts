@@ -20,6 +20,8 @@ const KIND = {
   INVALID_ATTENDEES: 'invalid',
   INVALID_EMAIL: 'invalid',
   UNKNOWN_USER: 'invalid',
+  ATTENDEE_OR_CODE_REQUIRED: 'invalid',
+  INVALID_TICKET_CODE: 'invalid',
   // The input is fine but the current state refuses it.
   SLUG_TAKEN: 'conflict',
   ALREADY_MEMBER: 'conflict',
@@ -37,7 +39,8 @@ const KIND = {
   SALES_ENDED: 'conflict',
   ALREADY_REGISTERED: 'conflict',
   ALREADY_CANCELLED: 'conflict',
-  ALREADY_CHECKED_IN: 'conflict',
+  CHECKED_IN: 'conflict',
+  WRONG_EVENT: 'conflict',
   NOT_CONFIRMED: 'conflict',
   // Nothing the caller may see has this id.
   ORGANIZER_NOT_FOUND: 'not_found',

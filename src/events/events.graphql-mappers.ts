@@ -20,7 +20,7 @@ type Shown<M, Over> = Omit<M, keyof Over> & Over & { [MODEL]: M };
 export type GqlOrganizer = Shown<Organizer, Pick<G.Organizer, 'id'>>;
 export type GqlEvent = Shown<Event, Pick<G.Event, 'id' | 'format' | 'status' | 'visibility' | 'spotsLeft'>>;
 export type GqlTicketType = Shown<TicketType, Pick<G.TicketType, 'id' | 'price' | 'remaining'>>;
-export type GqlRegistration = Shown<Registration, Pick<G.Registration, 'id' | 'referenceCode' | 'status'>>;
+export type GqlRegistration = Shown<Registration, Pick<G.Registration, 'id' | 'referenceCode' | 'status' | 'cancelledBy'>>;
 export type GqlAttendee = Shown<Attendee, Pick<G.Attendee, 'id'>>;
 export type GqlMember = Shown<OrganizerMember, Pick<G.OrganizerMember, 'role'>>;
 
@@ -86,10 +86,11 @@ export const toGqlTicketType = shown<TicketType, Pick<GqlTicketType, 'id' | 'pri
   remaining: (t) => (t.quantity === null ? null : t.quantity - t.sold),
 });
 
-export const toGqlRegistration = shown<Registration, Pick<GqlRegistration, 'id' | 'referenceCode' | 'status'>>({
+export const toGqlRegistration = shown<Registration, Pick<GqlRegistration, 'id' | 'referenceCode' | 'status' | 'cancelledBy'>>({
   id: (r) => toGlobalId('Registration', r.id),
   referenceCode: (r) => r.reference,
   status: (r) => upper(r.status),
+  cancelledBy: (r) => (r.cancelledBy ? upper(r.cancelledBy) : null),
 });
 
 export const toGqlAttendee = shown<Attendee, Pick<GqlAttendee, 'id'>>({ id: (a) => toGlobalId('Attendee', a.id) });

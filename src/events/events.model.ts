@@ -2,7 +2,7 @@ import type { AttendeeEntity } from './attendee.entity.js';
 import type { EventEntity, EventFormatValue, EventStatusValue, EventVisibilityValue } from './event.entity.js';
 import type { OrganizerMemberEntity, OrganizerRoleValue } from './organizer-member.entity.js';
 import type { OrganizerEntity } from './organizer.entity.js';
-import type { RegistrationEntity, RegistrationStatusValue } from './registration.entity.js';
+import type { CancelledByValue, RegistrationEntity, RegistrationStatusValue } from './registration.entity.js';
 import type { TicketTypeEntity } from './ticket-type.entity.js';
 
 /**
@@ -34,4 +34,4 @@ export type TicketType = Row<TicketTypeEntity>;
 export type Registration = Row<RegistrationEntity>;
 export type Attendee = Row<AttendeeEntity>;
 
-export type { EventFormatValue, EventStatusValue, EventVisibilityValue, OrganizerRoleValue, RegistrationStatusValue };
+export type { CancelledByValue, EventFormatValue, EventStatusValue, EventVisibilityValue, OrganizerRoleValue, RegistrationStatusValue };

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { OAuthModule } from '../oauth/oauth.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { DemoSeeder } from './demo-seed.js';
 import { EventTables } from './event-tables.js';
@@ -11,6 +12,7 @@ import { OrganizerMembersResolver, OrganizersResolver } from './organizers.resol
 import { OrganizersService } from './organizers.service.js';
 import { AttendeesResolver, RegistrationsResolver, ViewerListsResolver } from './registrations.resolver.js';
 import { RegistrationsService } from './registrations.service.js';
+import { TicketCodes } from './ticket-codes.js';
 import { TicketTypesResolver } from './ticket-types.resolver.js';
 import { TicketTypesService } from './ticket-types.service.js';
 
@@ -19,13 +21,15 @@ import { TicketTypesService } from './ticket-types.service.js';
  * Services hold every rule; the resolvers (and the legacy REST controllers) only translate.
  */
 @Module({
-  imports: [UsersModule],
+  // OAuthModule: its signing keys sign ticket codes (TicketCodes), so one JWKS verifies both.
+  imports: [UsersModule, OAuthModule],
   providers: [
     EventTables,
     OrganizersService,
     EventsService,
     TicketTypesService,
     RegistrationsService,
+    TicketCodes,
     EventsReaderFactory,
     DemoSeeder,
     GraphqlReaders,
@@ -39,6 +43,6 @@ import { TicketTypesService } from './ticket-types.service.js';
     ViewerListsResolver,
     NodeResolver,
   ],
-  exports: [EventTables, OrganizersService, EventsService, TicketTypesService, RegistrationsService, EventsReaderFactory],
+  exports: [EventTables, OrganizersService, EventsService, TicketTypesService, RegistrationsService, TicketCodes, EventsReaderFactory],
 })
 export class EventsModule {}

@@ -182,10 +182,12 @@ export class EventsService {
           );
         }
         await tx.query(`UPDATE events SET ${update.toSql()} WHERE id = $1`, update.params);
-        if (capacity !== undefined && event.status === 'published') await promoteWaitlist(tx, eventId, now);
-        return (await tx.query(`SELECT ${events.select} FROM events e WHERE e.id = $1`, [eventId])) as Record<string, unknown>[];
+        // Registrations a raised capacity confirmed from the waitlist.
+        const promoted = capacity !== undefined && event.status === 'published' ? await promoteWaitlist(tx, eventId, now) : [];
+        const [row] = (await tx.query(`SELECT ${events.select} FROM events e WHERE e.id = $1`, [eventId])) as Record<string, unknown>[];
+        return { row: row!, promoted };
       });
-      return events.map(updated[0]!);
+      return events.map(updated.row);
     } catch (err) {
       throw slugTaken(err) ?? err;
     }
@@ -205,17 +207,32 @@ export class EventsService {
     );
   }
 
+  /**
+   * Cancels a published event and, in the same transaction, ends every registration still confirmed or
+   * waitlisted (`cancelled_by` = `event_cancelled`): nobody holds a seat of a cancelled event, so its
+   * seat and ticket counters go back to zero.
+   */
   async cancel(reader: EventsReader, eventId: string): Promise<Event> {
     const event = await this.requireManageable(reader, eventId, 'cancel this event');
     if (event.status !== 'published')
       throw new EventError('EVENT_NOT_DRAFT', 'Only a published event can be cancelled; delete a draft instead.', 'eventId');
-    return this.setStatus(
-      reader,
-      eventId,
-      'published',
-      `status = 'cancelled', cancelled_at = $2, updated_at = $2`,
-      'Only a published event can be cancelled.',
-    );
+    const { events } = this.tables;
+    const now = this.clock.now();
+    const cancelled = await reader.changeEvent(eventId, async (tx, current) => {
+      if (current?.status !== 'published') throw new EventError('EVENT_NOT_DRAFT', 'Only a published event can be cancelled.', 'eventId');
+      // One statement: the event, its registrations (the ones this cancellation ends, returned) and its counters.
+      const [[row]] = (await tx.query(
+        `WITH ended AS (
+           UPDATE registrations SET status = 'cancelled', cancelled_at = $2, cancelled_by = 'event_cancelled', updated_at = $2
+            WHERE event_id = $1 AND status <> 'cancelled' RETURNING id),
+         unsold AS (UPDATE ticket_types SET sold = 0 WHERE event_id = $1 AND sold <> 0)
+         UPDATE events e SET status = 'cancelled', cancelled_at = $2, updated_at = $2, confirmed_seats = 0 WHERE e.id = $1
+         RETURNING ${events.select}, ARRAY(SELECT id FROM ended) AS ended_registration_ids`,
+        [eventId, now],
+      )) as [(Record<string, unknown> & { ended_registration_ids: string[] })[], number];
+      return { row: row!, endedRegistrationIds: row!.ended_registration_ids };
+    });
+    return events.map(cancelled.row);
   }
 
   async delete(reader: EventsReader, eventId: string): Promise<void> {

@@ -15,6 +15,8 @@ import { EventEntity } from './event.entity.js';
 import { TicketTypeEntity } from './ticket-type.entity.js';
 
 export type RegistrationStatusValue = 'confirmed' | 'waitlisted' | 'cancelled';
+/** Who ended a registration: its registrant, the organizer's owner or admin, or the event's cancellation. */
+export type CancelledByValue = 'attendee' | 'organizer' | 'event_cancelled';
 
 @Entity({ name: 'registrations' })
 @Unique('registrations_reference_key', ['reference'])
@@ -25,6 +27,7 @@ export type RegistrationStatusValue = 'confirmed' | 'waitlisted' | 'cancelled';
 @Index('registrations_ticket_type_id_idx', ['ticketTypeId'])
 @Check('registrations_status_check', `status IN ('confirmed', 'waitlisted', 'cancelled')`)
 @Check('registrations_quantity_check', `quantity BETWEEN 1 AND 20`)
+@Check('registrations_cancelled_by_check', `cancelled_by IN ('attendee', 'organizer', 'event_cancelled')`)
 export class RegistrationEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -71,6 +74,9 @@ export class RegistrationEntity {
 
   @Column({ name: 'cancelled_at', type: 'timestamptz', nullable: true })
   cancelledAt: Date | null;
+
+  @Column({ name: 'cancelled_by', type: 'text', nullable: true })
+  cancelledBy: CancelledByValue | null;
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;

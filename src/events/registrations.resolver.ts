@@ -74,16 +74,30 @@ export class RegistrationsResolver
   }
 
   @Mutation('checkInAttendee')
-  checkInAttendee(_root: unknown, { input }: G.MutationCheckInAttendeeArgs, ctx: GraphqlContext) {
-    return toPayload('attendee', async () =>
-      toGqlAttendee(await this.registrationsService.checkIn(this.readers.of(ctx), requireId(input.attendeeId, 'Attendee', 'attendeeId'))),
-    );
+  async checkInAttendee(_root: unknown, { input }: G.MutationCheckInAttendeeArgs, ctx: GraphqlContext) {
+    const { checkIn, userErrors } = await toPayload('checkIn', async () => {
+      const checkIn = await this.registrationsService.checkIn(this.readers.of(ctx), {
+        attendeeId: input.attendeeId == null ? null : requireId(input.attendeeId, 'Attendee', 'attendeeId'),
+        code: input.code,
+        eventId: input.eventId == null ? null : requireId(input.eventId, 'Event', 'eventId'),
+      });
+      return { attendee: toGqlAttendee(checkIn.attendee), alreadyCheckedIn: checkIn.alreadyCheckedIn };
+    });
+    return { attendee: checkIn?.attendee ?? null, alreadyCheckedIn: checkIn?.alreadyCheckedIn ?? false, userErrors };
   }
 }
 
 @Resolver('Attendee')
-export class AttendeesResolver implements FieldResolvers<G.AttendeeResolvers, G.Attendee, GqlAttendee, 'registration'> {
-  constructor(private readonly readers: GraphqlReaders) {}
+export class AttendeesResolver implements FieldResolvers<G.AttendeeResolvers, G.Attendee, GqlAttendee, 'registration' | 'ticketCode'> {
+  constructor(
+    private readonly registrationsService: RegistrationsService,
+    private readonly readers: GraphqlReaders,
+  ) {}
+
+  @ResolveField('ticketCode')
+  ticketCode(attendee: GqlAttendee, _args: unknown, ctx: GraphqlContext): Promise<string | null> {
+    return this.registrationsService.ticketCodeOf(this.readers.of(ctx), attendee[MODEL]);
+  }
 
   @ResolveField('registration')
   async registration(attendee: GqlAttendee, _args: unknown, ctx: GraphqlContext): Promise<GqlRegistration> {

@@ -9,14 +9,30 @@ import { fetchNumberedPage, NumberedPage } from '../database/offset-page.js';
 import { violatedUniqueConstraint } from '../database/postgres-errors.js';
 import { AttendeeInput, checkAttendees } from './event-validation.js';
 import { EventError } from './events.errors.js';
-import type { Attendee, Event, Registration, RegistrationStatusValue } from './events.model.js';
+import type { Attendee, CancelledByValue, Event, Registration, RegistrationStatusValue } from './events.model.js';
 import { EventsPolicy } from './events.policy.js';
 import type { EventsReader } from './events.reader.js';
 import { EventTables } from './event-tables.js';
 import { EventsService } from './events.service.js';
 import { TicketTypesService } from './ticket-types.service.js';
 import { salesState } from './schedule.js';
+import { TicketCodes } from './ticket-codes.js';
 import { promoteWaitlist } from './waitlist.js';
+
+/** The attendee to check in: exactly one of `attendeeId` and `code` (a scanned ticket code). */
+export interface CheckInTarget {
+  attendeeId?: string | null;
+  code?: string | null;
+  /** The event the door admits people to; a ticket for another event is refused. */
+  eventId?: string | null;
+}
+
+export interface CheckIn {
+  /** The attendee, with the time of their first check-in. */
+  attendee: Attendee;
+  /** True when this was not the first check-in: the attendee had already come in. */
+  alreadyCheckedIn: boolean;
+}
 
 export interface RegistrationInput {
   eventId: string;
@@ -54,6 +70,7 @@ export class RegistrationsService {
     private readonly clock: Clock,
     private readonly pages: KeysetPager,
     private readonly tables: EventTables,
+    private readonly ticketCodes: TicketCodes,
   ) {}
 
   async register(reader: EventsReader, input: RegistrationInput): Promise<Registration> {
@@ -114,56 +131,123 @@ export class RegistrationsService {
     }
   }
 
-  /** Cancels a registration (its registrant, or the organizer's owners and admins); freed seats go to the waitlist. */
+  /**
+   * Cancels a registration; freed seats go to the waitlist. Its registrant may, until one of its
+   * attendees has checked in (CHECKED_IN: a ticket used at the door is not given back); the organizer's
+   * owners and admins always may (a mistaken check-in, someone sent away). Recorded in `cancelled_by`.
+   */
   async cancel(reader: EventsReader, registrationId: string): Promise<Registration> {
     const registration = await this.findVisible(reader, registrationId);
     if (!registration) throw EventError.notFound('Registration', 'registrationId');
-    if (registration.userId !== reader.userId) {
+    const by: CancelledByValue = registration.userId === reader.userId ? 'attendee' : 'organizer';
+    if (by === 'organizer') {
       await this.events.requireRole(reader, registration.eventId, EventsPolicy.canManage, 'cancel registrations for this event');
     }
     const now = this.clock.now();
     const { registrations } = this.tables;
-    return reader.changeEvent(registration.eventId, async (tx) => {
-      const [current] = (await tx.query(`SELECT status, ticket_type_id, quantity FROM registrations WHERE id = $1`, [registrationId])) as {
-        status: RegistrationStatusValue;
-        ticket_type_id: string;
-        quantity: number;
-      }[];
+    const cancelled = await reader.changeEvent(registration.eventId, async (tx) => {
+      // The row lock orders this after a check-in in flight (which holds the row FOR SHARE), so the
+      // UPDATE below, a statement of its own, sees that check-in.
+      const [current] = (await tx.query(`SELECT status, ticket_type_id, quantity FROM registrations WHERE id = $1 FOR UPDATE`, [
+        registrationId,
+      ])) as { status: RegistrationStatusValue; ticket_type_id: string; quantity: number }[];
       if (current!.status === 'cancelled')
         throw new EventError('ALREADY_CANCELLED', 'This registration is already cancelled.', 'registrationId');
       const [[row]] = (await tx.query(
-        `UPDATE registrations r SET status = 'cancelled', cancelled_at = $2, updated_at = $2 WHERE r.id = $1 RETURNING ${registrations.select}`,
-        [registrationId, now],
+        `UPDATE registrations r SET status = 'cancelled', cancelled_at = $2, cancelled_by = $3, updated_at = $2
+          WHERE r.id = $1 AND ($3 = 'organizer' OR NOT EXISTS (SELECT 1 FROM attendees a WHERE a.registration_id = r.id AND a.checked_in_at IS NOT NULL))
+          RETURNING ${registrations.select}`,
+        [registrationId, now, by],
       )) as [Record<string, unknown>[], number];
+      if (!row)
+        throw new EventError(
+          'CHECKED_IN',
+          'An attendee of this registration has checked in: only the organizer can cancel it now.',
+          'registrationId',
+        );
+      // Registrations the freed seats confirmed from the waitlist.
+      let promoted: string[] = [];
       if (current!.status === 'confirmed') {
         await this.takeSeats(tx, registration.eventId, current!.ticket_type_id, -current!.quantity);
         const [event] = (await tx.query(`SELECT status, ends_at FROM events WHERE id = $1`, [registration.eventId])) as {
           status: string;
           ends_at: Date;
         }[];
-        if (event!.status === 'published' && event!.ends_at > now) await promoteWaitlist(tx, registration.eventId, now);
+        if (event!.status === 'published' && event!.ends_at > now) promoted = await promoteWaitlist(tx, registration.eventId, now);
       }
-      return registrations.map(row!);
+      return { row: row!, by, promoted };
     });
+    return registrations.map(cancelled.row);
   }
 
-  /** Records an attendee's arrival; any member of the organizer may do it. */
-  async checkIn(reader: EventsReader, attendeeId: string): Promise<Attendee> {
+  /**
+   * Records an attendee's arrival, found by id or by the code of their ticket (`TicketCodes`); any
+   * member of the organizer may do it. Idempotent: a second scan answers the first check-in's time with
+   * `alreadyCheckedIn`. With `eventId` (the event a door admits people to), a ticket for another event
+   * is refused (WRONG_EVENT).
+   */
+  async checkIn(reader: EventsReader, target: CheckInTarget): Promise<CheckIn> {
+    const attendeeId = await this.attendeeToCheckIn(reader, target);
     const attendee = await this.findVisibleAttendee(reader, attendeeId);
     if (!attendee) throw EventError.notFound('Attendee', 'attendeeId');
     const registration = (await reader.registrations.load(attendee.registrationId))!;
+    if (target.eventId && target.eventId !== registration.eventId)
+      throw new EventError('WRONG_EVENT', 'This ticket is for another event.', target.code ? 'code' : 'attendeeId');
     await this.events.requireRole(reader, registration.eventId, EventsPolicy.canSeeAttendees, 'check attendees in');
-    if (registration.status !== 'confirmed')
-      throw new EventError('NOT_CONFIRMED', 'Only attendees of a confirmed registration can be checked in.', 'attendeeId');
+    const notConfirmed = () =>
+      new EventError('NOT_CONFIRMED', 'Only attendees of a confirmed registration can be checked in.', target.code ? 'code' : 'attendeeId');
+    if (registration.status !== 'confirmed') throw notConfirmed();
     const { attendees } = this.tables;
-    const [rows] = (await reader.writeEvent(registration.eventId, (db) =>
-      db.query(`UPDATE attendees a SET checked_in_at = $2 WHERE a.id = $1 AND a.checked_in_at IS NULL RETURNING ${attendees.select}`, [
-        attendeeId,
-        this.clock.now(),
-      ]),
+    // FOR SHARE: a cancellation of the registration waits for this check-in, or this one for it.
+    const [checkedIn] = (await reader.writeEvent(registration.eventId, (db) =>
+      db.query(
+        `WITH r AS (SELECT id FROM registrations WHERE id = $3 AND status = 'confirmed' FOR SHARE)
+         UPDATE attendees a SET checked_in_at = $2 FROM r WHERE a.id = $1 AND a.registration_id = r.id AND a.checked_in_at IS NULL
+         RETURNING ${attendees.select}`,
+        [attendeeId, this.clock.now(), registration.id],
+      ),
     )) as [Record<string, unknown>[], number];
-    if (!rows[0]) throw new EventError('ALREADY_CHECKED_IN', 'This attendee is already checked in.', 'attendeeId');
-    return attendees.map(rows[0]);
+    if (checkedIn[0]) return { attendee: attendees.map(checkedIn[0]), alreadyCheckedIn: false };
+    const [earlier] = (await this.dataSource.query(
+      `SELECT ${attendees.select}, r.status AS registration_status FROM attendees a JOIN registrations r ON r.id = a.registration_id WHERE a.id = $1`,
+      [attendeeId],
+    )) as Record<string, unknown>[];
+    if (earlier?.registration_status !== 'confirmed' || !earlier.checked_in_at) throw notConfirmed();
+    return { attendee: attendees.map(earlier), alreadyCheckedIn: true };
+  }
+
+  /**
+   * The code of an attendee's ticket, for the person who registered, while the registration is
+   * confirmed, for an event with a venue (an online event has no door); null otherwise.
+   */
+  async ticketCodeOf(reader: EventsReader, attendee: Attendee): Promise<string | null> {
+    const registration = await reader.registrations.load(attendee.registrationId);
+    if (!registration || registration.userId !== reader.userId || registration.status !== 'confirmed') return null;
+    const event = await reader.events.load(registration.eventId);
+    if (!event || event.format === 'online') return null;
+    return this.ticketCodes.issue({
+      attendeeId: attendee.id,
+      registrationId: registration.id,
+      eventId: event.id,
+      userId: registration.userId,
+    });
+  }
+
+  /** The attendee a check-in names: by id, or by a ticket code this server signed. */
+  private async attendeeToCheckIn(reader: EventsReader, target: CheckInTarget): Promise<string> {
+    if ((target.attendeeId == null) === (target.code == null))
+      throw new EventError('ATTENDEE_OR_CODE_REQUIRED', 'Give the attendee or the code of their ticket, not both.', 'code');
+    if (target.attendeeId != null) return target.attendeeId;
+    const ticket = await this.ticketCodes.verify(target.code!.trim());
+    if (!ticket) throw new EventError('INVALID_TICKET_CODE', 'This is not a valid ticket code: it was altered or not issued here.', 'code');
+    const event = await reader.events.load(ticket.eventId);
+    const role = event ? await reader.role(event.organizerId) : null;
+    if (!event || !EventsPolicy.canSeeAttendees(role))
+      throw new EventError('WRONG_EVENT', 'This ticket is for an event you do not check people in for.', 'code');
+    const attendee = await reader.attendees.load(ticket.attendeeId);
+    if (!attendee || attendee.registrationId !== ticket.registrationId)
+      throw new EventError('INVALID_TICKET_CODE', 'This ticket no longer exists.', 'code');
+    return attendee.id;
   }
 
   /** The registration, if the caller made it or belongs to the event's organizer. */

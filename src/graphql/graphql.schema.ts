@@ -118,11 +118,15 @@ export type Mutation = {
    */
   registerForEvent: RegistrationPayload;
   /**
-   * Cancels a registration, by the person who made it or by the event's owner or admin. Freed seats go to
-   * the waitlist, oldest first.
+   * Cancels a registration, by the person who made it (CHECKED_IN once one of its attendees has checked
+   * in) or by the event's owner or admin (always). Freed seats go to the waitlist, oldest first.
    */
   cancelRegistration: RegistrationPayload;
-  /** Records that an attendee of a confirmed registration arrived. Needs any role in the organizer. */
+  /**
+   * Records that an attendee of a confirmed registration arrived, found by id or by the scanned code of
+   * their ticket (`Attendee.ticketCode`). Needs any role in the event's organizer. Scanning twice is not
+   * an error: the payload says `alreadyCheckedIn` and gives the first check-in's time.
+   */
   checkInAttendee: CheckInAttendeePayload;
   /** Adds a ticket type to an event. Needs the owner or admin role. */
   createTicketType: TicketTypePayload;
@@ -703,7 +707,21 @@ export type Registration = Node & {
   confirmedAt: Maybe<Scalars['DateTime']['output']>;
   /** When the registration was cancelled, or null. */
   cancelledAt: Maybe<Scalars['DateTime']['output']>;
+  /**
+   * Who cancelled the registration; null while it is active, and for registrations cancelled before
+   * this was recorded.
+   */
+  cancelledBy: Maybe<RegistrationCanceller>;
 };
+
+/** Who ended a registration. */
+export type RegistrationCanceller =
+  /** Person who registered. */
+  | 'ATTENDEE'
+  /** Owner or admin of the event's organizer. */
+  | 'ORGANIZER'
+  /** Event was cancelled, which ended every registration to it. */
+  | 'EVENT_CANCELLED';
 
 /** State of a registration. */
 export type RegistrationStatus =
@@ -711,7 +729,7 @@ export type RegistrationStatus =
   | 'CONFIRMED'
   /** Waiting for seats to free up; confirmed automatically, oldest first. */
   | 'WAITLISTED'
-  /** Given up by the registrant or the organizer. */
+  /** Given up by the registrant or the organizer, or ended by the event's cancellation. */
   | 'CANCELLED';
 
 /** Person a ticket is for. */
@@ -725,8 +743,13 @@ export type Attendee = Node & {
   email: Scalars['String']['output'];
   /** Registration the ticket belongs to. */
   registration: Registration;
-  /** When the attendee was checked in at the event, or null. */
+  /** When the attendee was first checked in at the event, or null. */
   checkedInAt: Maybe<Scalars['DateTime']['output']>;
+  /**
+   * Signed code of the attendee's ticket, to show at the door as a QR code (format: docs/check-in.md).
+   * Only for the person who registered, while the registration is confirmed; null otherwise.
+   */
+  ticketCode: Maybe<Scalars['String']['output']>;
 };
 
 /** Page of registrations. */
@@ -782,17 +805,29 @@ export type RegistrationPayload = {
   userErrors: Array<UserError>;
 };
 
-/** Attendee to check in. */
+/** Attendee to check in: exactly one of `attendeeId` and `code` (ATTENDEE_OR_CODE_REQUIRED otherwise). */
 export type CheckInAttendeeInput = {
   /** Global ID of the attendee. */
-  attendeeId: Scalars['ID']['input'];
+  attendeeId?: InputMaybe<Scalars['ID']['input']>;
+  /**
+   * Ticket code as scanned (`Attendee.ticketCode`). INVALID_TICKET_CODE when it was altered or not issued
+   * by this server; WRONG_EVENT when it is for an event the caller does not check people in for.
+   */
+  code?: InputMaybe<Scalars['String']['input']>;
+  /** Global ID of the event the caller admits people to: a ticket for another event is refused (WRONG_EVENT). */
+  eventId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 /** Result of `checkInAttendee`. */
 export type CheckInAttendeePayload = {
   __typename?: 'CheckInAttendeePayload';
-  /** Attendee as it now is, or null when `userErrors` is not empty. */
+  /** Attendee as it now is, with the time of the first check-in, or null when `userErrors` is not empty. */
   attendee: Maybe<Attendee>;
+  /**
+   * Whether the attendee had already been checked in before this call (`attendee.checkedInAt` is that
+   * earlier time); false when `userErrors` is not empty.
+   */
+  alreadyCheckedIn: Scalars['Boolean']['output'];
   /** Problems with the input; empty on success. */
   userErrors: Array<UserError>;
 };
@@ -1142,6 +1177,7 @@ export type ResolversTypes = {
     Omit<RemoveOrganizerMemberPayload, 'organizer'> & { organizer?: Maybe<ResolversTypes['Organizer']> }
   >;
   Registration: ResolverTypeWrapper<GqlRegistrationModel>;
+  RegistrationCanceller: RegistrationCanceller;
   RegistrationStatus: RegistrationStatus;
   Attendee: ResolverTypeWrapper<GqlAttendeeModel>;
   RegistrationConnection: ResolverTypeWrapper<
@@ -1159,8 +1195,8 @@ export type ResolversTypes = {
   >;
   CheckInAttendeeInput: CheckInAttendeeInput;
   CheckInAttendeePayload: ResolverTypeWrapper<Omit<CheckInAttendeePayload, 'attendee'> & { attendee?: Maybe<ResolversTypes['Attendee']> }>;
-  TicketType: ResolverTypeWrapper<GqlTicketTypeModel>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  TicketType: ResolverTypeWrapper<GqlTicketTypeModel>;
   Money: ResolverTypeWrapper<Money>;
   MoneyInput: MoneyInput;
   CreateTicketTypeInput: CreateTicketTypeInput;
@@ -1228,8 +1264,8 @@ export type ResolversParentTypes = {
   RegistrationPayload: Omit<RegistrationPayload, 'registration'> & { registration?: Maybe<ResolversParentTypes['Registration']> };
   CheckInAttendeeInput: CheckInAttendeeInput;
   CheckInAttendeePayload: Omit<CheckInAttendeePayload, 'attendee'> & { attendee?: Maybe<ResolversParentTypes['Attendee']> };
-  TicketType: GqlTicketTypeModel;
   Boolean: Scalars['Boolean']['output'];
+  TicketType: GqlTicketTypeModel;
   Money: Money;
   MoneyInput: MoneyInput;
   CreateTicketTypeInput: CreateTicketTypeInput;
@@ -1528,6 +1564,7 @@ export type RegistrationResolvers<
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   confirmedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   cancelledAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  cancelledBy?: Resolver<Maybe<ResolversTypes['RegistrationCanceller']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -1540,6 +1577,7 @@ export type AttendeeResolvers<
   email?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   registration?: Resolver<ResolversTypes['Registration'], ParentType, ContextType>;
   checkedInAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  ticketCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -1573,6 +1611,7 @@ export type CheckInAttendeePayloadResolvers<
   ParentType extends ResolversParentTypes['CheckInAttendeePayload'] = ResolversParentTypes['CheckInAttendeePayload'],
 > = {
   attendee?: Resolver<Maybe<ResolversTypes['Attendee']>, ParentType, ContextType>;
+  alreadyCheckedIn?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 

@@ -3,7 +3,7 @@ import PgBoss from 'pg-boss';
 import type { EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import { JOB_SCHEMA } from '../database/migrations/1796200000001-job-queue.js';
+import { JOB_SCHEMA } from '../database/migrations/1796200000002-job-queue.js';
 import { OwnedPool } from '../database/owned-pool.js';
 import { Metrics } from '../metrics/metrics.js';
 import { poolDatabase, transactionDatabase } from './job-database.js';

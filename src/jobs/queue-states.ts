@@ -1,4 +1,4 @@
-import { JOB_SCHEMA } from '../database/migrations/1796200000001-job-queue.js';
+import { JOB_SCHEMA } from '../database/migrations/1796200000002-job-queue.js';
 
 /** One queue as operators watch it (/metrics, `jobs:list`). */
 export interface QueueState {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Attendee, Event, Organizer, OrganizerMember, Registration, TicketType } from '../events/events.model.js';
 import type { EventsService } from '../events/events.service.js';
 import type { EventsReader } from '../events/events.reader.js';
+import type { CheckIn } from '../events/registrations.service.js';
 
 /**
  * The legacy API's JSON: snake_case fields, lowercase enum values, ISO 8601 times, raw uuids as ids.
@@ -78,6 +79,11 @@ export const AttendeeJson = z
   .object({ id: z.string().uuid(), registration_id: z.string().uuid(), name: z.string(), email: z.string(), checked_in_at: isoOrNull })
   .meta({ id: 'Attendee' });
 
+export const CheckInJson = AttendeeJson.extend({
+  checked_in_at: iso.describe('When the attendee was first checked in'),
+  already_checked_in: z.boolean().describe('True when the attendee had been checked in before this call (checked_in_at is that time)'),
+}).meta({ id: 'CheckIn' });
+
 export const RegistrationJson = z
   .object({
     id: z.string().uuid(),
@@ -91,6 +97,10 @@ export const RegistrationJson = z
     created_at: iso,
     confirmed_at: isoOrNull,
     cancelled_at: isoOrNull,
+    cancelled_by: z
+      .enum(['attendee', 'organizer', 'event_cancelled'])
+      .nullable()
+      .describe('Who cancelled it: its registrant, the organizer, or the cancellation of the event; null while active'),
   })
   .meta({ id: 'Registration' });
 
@@ -165,6 +175,10 @@ export function attendeeJson(a: Attendee): z.infer<typeof AttendeeJson> {
   return { id: a.id, registration_id: a.registrationId, name: a.name, email: a.email, checked_in_at: time(a.checkedInAt) };
 }
 
+export function checkInJson(c: CheckIn): z.infer<typeof CheckInJson> {
+  return { ...attendeeJson(c.attendee), checked_in_at: c.attendee.checkedInAt!.toISOString(), already_checked_in: c.alreadyCheckedIn };
+}
+
 export async function registrationJson(r: Registration, reader: EventsReader): Promise<z.infer<typeof RegistrationJson>> {
   const [user, attendees] = await Promise.all([reader.users.load(r.userId), reader.attendeesOfRegistration.load(r.id)]);
   return {
@@ -179,5 +193,6 @@ export async function registrationJson(r: Registration, reader: EventsReader): P
     created_at: r.createdAt.toISOString(),
     confirmed_at: time(r.confirmedAt),
     cancelled_at: time(r.cancelledAt),
+    cancelled_by: r.cancelledBy,
   };
 }

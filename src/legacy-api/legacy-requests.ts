@@ -79,6 +79,17 @@ export const RegisterBody = z
   })
   .meta({ id: 'Register' });
 
+export const CheckInBody = z
+  .object({
+    code: text.max(4096, 'is too long for a ticket code').nullish().describe('Ticket code as scanned'),
+    attendee_id: z.uuid({ error: 'must be an attendee id' }).nullish().describe('Or the attendee, by id'),
+    event_id: z
+      .uuid({ error: 'must be an event id' })
+      .nullish()
+      .describe('Event the door admits people to: a ticket for another event is refused'),
+  })
+  .meta({ id: 'CheckInRequest' });
+
 export const ListEventsQuery = pagingQuery.extend({
   starts_after: dateTime.optional(),
   starts_before: dateTime.optional(),

@@ -1,13 +1,13 @@
-import { Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EventError } from '../events/events.errors.js';
 import { RegistrationsService } from '../events/registrations.service.js';
 import { LegacyController } from './legacy-controller.base.js';
 import { LegacyRead, LegacyWrite, Paged } from './legacy-decorators.js';
 import { parse, setPagingHeaders } from './legacy-http.js';
-import { attendeeJson, registrationJson } from './legacy-representations.js';
-import { RegistrationsQuery } from './legacy-requests.js';
+import { checkInJson, registrationJson } from './legacy-representations.js';
+import { CheckInBody, RegistrationsQuery } from './legacy-requests.js';
 import { listOf, ref } from './openapi.js';
 import { RateLimited } from '../rate-limits/rate-limited.decorator.js';
 
@@ -53,9 +53,27 @@ export class LegacyRegistrationsController extends LegacyController {
 
   @Post('attendees/:id/check_in')
   @HttpCode(200)
-  @LegacyWrite('Check an attendee in (any member of the organizer)', 'mutation { checkInAttendee(input: …) }')
-  @ApiOkResponse({ schema: ref('Attendee') })
+  @LegacyWrite(
+    'Check an attendee in (any member of the organizer); again: 200 with the first time and already_checked_in',
+    'mutation { checkInAttendee(input: { attendeeId: … }) }',
+  )
+  @ApiOkResponse({ schema: ref('CheckIn') })
   async checkIn(@Req() request: FastifyRequest, @Param('id') id: string) {
-    return attendeeJson(await this.registrations.checkIn(this.reader(request), this.uuid(id, 'Attendee')));
+    return checkInJson(await this.registrations.checkIn(this.reader(request), { attendeeId: this.uuid(id, 'Attendee') }));
+  }
+
+  @Post('check_ins')
+  @HttpCode(200)
+  @LegacyWrite(
+    'Check in the attendee of a scanned ticket code, or an attendee by id (any member of the organizer); again: 200 with the first time and already_checked_in',
+    'mutation { checkInAttendee(input: { code: … }) }',
+  )
+  @ApiBody({ schema: ref('CheckInRequest') })
+  @ApiOkResponse({ schema: ref('CheckIn') })
+  async checkInByCode(@Req() request: FastifyRequest, @Body() body: unknown) {
+    const b = parse(CheckInBody, body);
+    return checkInJson(
+      await this.registrations.checkIn(this.reader(request), { code: b.code, attendeeId: b.attendee_id, eventId: b.event_id }),
+    );
   }
 }

@@ -14,8 +14,9 @@ import { RefreshTokens1796000000002 } from './1796000000002-refresh-tokens.js';
 import { DeviceAuthorizations1796000000003 } from './1796000000003-device-authorizations.js';
 import { ApplicationIdIndexes1796000000004 } from './1796000000004-application-id-indexes.js';
 import { RegistrationQuotas1796100000000 } from './1796100000000-registration-quotas.js';
-import { JobQueue1796200000001 } from './1796200000001-job-queue.js';
-import { MailPreferences1796200000002 } from './1796200000002-mail-preferences.js';
+import { JobQueue1796200000002 } from './1796200000002-job-queue.js';
+import { MailPreferences1796200000003 } from './1796200000003-mail-preferences.js';
+import { RegistrationCancelledBy1796200000001 } from './1796200000001-registration-cancelled-by.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
 export const MIGRATIONS = [
@@ -35,6 +36,7 @@ export const MIGRATIONS = [
   DeviceAuthorizations1796000000003,
   ApplicationIdIndexes1796000000004,
   RegistrationQuotas1796100000000,
-  JobQueue1796200000001,
-  MailPreferences1796200000002,
+  RegistrationCancelledBy1796200000001,
+  JobQueue1796200000002,
+  MailPreferences1796200000003,
 ];

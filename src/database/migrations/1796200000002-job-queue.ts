@@ -11,8 +11,8 @@ export const JOB_SCHEMA = 'pgboss';
  * and TypeORM's record of this migration). pg-boss itself never migrates (`migrate: false`): an
  * upgrade of pg-boss that changes its schema comes with a migration here, from its migration plans.
  */
-export class JobQueue1796200000001 implements MigrationInterface {
-  name = 'JobQueue1796200000001';
+export class JobQueue1796200000002 implements MigrationInterface {
+  name = 'JobQueue1796200000002';
   transaction = false;
 
   async up(q: QueryRunner): Promise<void> {
