@@ -16,6 +16,7 @@ import { JobsModule } from './jobs/jobs.module.js';
 import { HousekeepingModule } from './housekeeping/housekeeping.module.js';
 import { LegacyApiModule } from './legacy-api/legacy-api.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
+import { NotificationsModule } from './notifications/notifications.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
 import { RateLimitsModule } from './rate-limits/rate-limits.module.js';
 import { PersonalTokensModule } from './personal-tokens/personal-tokens.module.js';
@@ -42,6 +43,7 @@ export function coreModules(config: AppConfig, target: DatabaseTarget, { serving
     PersonalTokensModule,
     OAuthModule,
     EventsModule,
+    NotificationsModule,
     LegacyApiModule,
   ];
 }

@@ -1,12 +1,9 @@
 import 'reflect-metadata';
 import { Logger, type LoggerService } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { simpleParser, type ParsedMail } from 'mailparser';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
 import { ConfigModule } from '../src/config/config.module.js';
 import { loadConfig } from '../src/config/config.schema.js';
 import { MailDeliveryError } from '../src/mail/mail-delivery.error.js';
@@ -15,55 +12,11 @@ import { Mailer } from '../src/mail/mailer.js';
 import { renderMail } from '../src/mail/messages/render-mail.js';
 import type { OutgoingMail } from '../src/mail/outgoing-mail.js';
 import { SAMPLE_MAILS } from './support/mail-samples.js';
+import { SMTP_PASSWORD as PASSWORD, startSmtpServer, type Arrival } from './support/smtp-server.js';
+import { simpleParser } from 'mailparser';
 
 // The Mailer against a real SMTP server in this process (smtp-server), what arrived parsed with mailparser;
 // and, without SMTP_URL, the mailbox directory.
-
-const PASSWORD = 'pa55-w0rd-never-shown';
-
-interface Arrival {
-  from: string;
-  to: string[];
-  user: string | undefined;
-  mail: ParsedMail;
-}
-
-/** An SMTP server that wants a login, and answers each DATA with the next reply of `replies` (then 250). */
-async function startSmtpServer(replies: { code: number; message: string }[] = []) {
-  const arrivals: Arrival[] = [];
-  let tries = 0;
-  const server = new SMTPServer({
-    logger: false,
-    disabledCommands: ['STARTTLS'],
-    allowInsecureAuth: true,
-    onAuth(auth, _session, callback) {
-      if (auth.username === 'agora' && auth.password === PASSWORD) return callback(null, { user: auth.username });
-      callback(Object.assign(new Error('Invalid username or password'), { responseCode: 535 }));
-    },
-    onData(stream: SMTPServerDataStream, session, callback) {
-      void simpleParser(stream, { keepCidLinks: true }).then((mail) => {
-        tries += 1;
-        const reply = replies.shift();
-        if (reply) return callback(Object.assign(new Error(reply.message), { responseCode: reply.code }));
-        arrivals.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((r) => r.address),
-          user: session.user,
-          mail,
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return {
-    arrivals,
-    tries: () => tries,
-    url: `smtp://agora:${PASSWORD}@127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 /** The Mail module as the application wires it, its log lines captured. */
 async function startMailModule(env: Record<string, string>): Promise<{ module: TestingModule; mailer: Mailer; logs: string[] }> {

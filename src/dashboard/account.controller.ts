@@ -78,7 +78,8 @@ export class AccountController {
     const maxTokens = this.tokens.maxActive;
     const mailReminders = (await this.users.findById(signedIn.user.id))?.mailReminders ?? true;
     return view(
-      (c: PageContext) => accountPage({ signedIn, csrfToken: c.csrfToken, tokens, activeTokens, maxTokens, mailReminders, ...flashOptions(c), ...extra }),
+      (c: PageContext) =>
+        accountPage({ signedIn, csrfToken: c.csrfToken, tokens, activeTokens, maxTokens, mailReminders, ...flashOptions(c), ...extra }),
       { status },
     );
   }

@@ -10,7 +10,11 @@ export type CancelledBy = 'attendee' | 'organizer' | 'event_cancelled';
 /** What changed about an event that its attendees must hear of. */
 export type EventChange =
   /** Start, end or time zone (times in ISO 8601; the zone is the event's, as the mail shows it). */
-  | { field: 'time'; before: { startsAt: string; endsAt: string; timeZone: string }; after: { startsAt: string; endsAt: string; timeZone: string } }
+  | {
+      field: 'time';
+      before: { startsAt: string; endsAt: string; timeZone: string };
+      after: { startsAt: string; endsAt: string; timeZone: string };
+    }
   /** The venue as one line (name, address, city, country), or the online link; null when there is none. */
   | { field: 'venue' | 'online_url'; before: string | null; after: string | null };
 
@@ -23,10 +27,20 @@ export type RegistrationNotice =
   /** Non-essential: the day before, to those who did not turn reminders off. `startsAt`: the start it was planned for. */
   | { message: 'event.reminder'; registrationId: string; startsAt: string };
 
+/** The venue of an event on one line (name, address, city, country), as mails and change notices show it. */
+export function venueLine(venue: {
+  name: string | null;
+  address: string | null;
+  city: string | null;
+  country: string | null;
+}): string | null {
+  const parts = [venue.name, venue.address, venue.city, venue.country].filter((part): part is string => !!part);
+  return parts.length ? parts.join(', ') : null;
+}
+
 /** A change to a whole event: one job that enqueues a RegistrationNotice per registration concerned. */
 export type EventNotice =
-  | { message: 'event.changed'; eventId: string; changes: EventChange[]; sequence: number }
-  | { message: 'event.cancelled'; eventId: string };
+  { message: 'event.changed'; eventId: string; changes: EventChange[]; sequence: number } | { message: 'event.cancelled'; eventId: string };
 
 /** Sending one mail: short attempts (SMTP timeouts add up to less than this). */
 export const REGISTRATION_NOTICES = jobKind<RegistrationNotice>('registration-notices', {
@@ -34,7 +48,10 @@ export const REGISTRATION_NOTICES = jobKind<RegistrationNotice>('registration-no
   label: (notice) => notice.message,
 });
 
-export const EVENT_NOTICES = jobKind<EventNotice>('event-notices', { expireInSeconds: 120, label: (notice) => `${notice.message}.fan-out` });
+export const EVENT_NOTICES = jobKind<EventNotice>('event-notices', {
+  expireInSeconds: 120,
+  label: (notice) => `${notice.message}.fan-out`,
+});
 
 const REMINDER_LEAD_MS = 24 * 3600_000;
 

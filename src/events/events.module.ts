@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { OAuthModule } from '../oauth/oauth.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { DemoSeeder } from './demo-seed.js';
+import { EventNotices } from './event-notices.js';
+import { NoticeFacts } from './notice-facts.js';
 import { EventTables } from './event-tables.js';
 import { EventsReaderFactory } from './events.reader.js';
 import { EventConnectionResolver, EventsResolver } from './events.resolver.js';
@@ -42,7 +44,19 @@ import { TicketTypesService } from './ticket-types.service.js';
     AttendeesResolver,
     ViewerListsResolver,
     NodeResolver,
+    EventNotices,
+    NoticeFacts,
   ],
-  exports: [EventTables, OrganizersService, EventsService, TicketTypesService, RegistrationsService, TicketCodes, EventsReaderFactory],
+  exports: [
+    EventNotices,
+    NoticeFacts,
+    EventTables,
+    OrganizersService,
+    EventsService,
+    TicketTypesService,
+    RegistrationsService,
+    TicketCodes,
+    EventsReaderFactory,
+  ],
 })
 export class EventsModule {}

@@ -22,6 +22,7 @@ import {
   slugify,
   VenueInput,
 } from './event-validation.js';
+import { EventChange, EventNotices, venueLine } from './event-notices.js';
 import { EventError } from './events.errors.js';
 import type { Event, EventFormatValue, EventVisibilityValue, OrganizerRoleValue } from './events.model.js';
 import { EventsPolicy } from './events.policy.js';
@@ -84,6 +85,7 @@ export class EventsService {
     private readonly clock: Clock,
     private readonly pages: KeysetPager,
     private readonly tables: EventTables,
+    private readonly notices: EventNotices,
   ) {}
 
   async create(reader: EventsReader, input: EventInput): Promise<Event> {
@@ -185,6 +187,11 @@ export class EventsService {
         // Registrations a raised capacity confirmed from the waitlist.
         const promoted = capacity !== undefined && event.status === 'published' ? await promoteWaitlist(tx, eventId, now) : [];
         const [row] = (await tx.query(`SELECT ${events.select} FROM events e WHERE e.id = $1`, [eventId])) as Record<string, unknown>[];
+        for (const id of promoted) await this.notices.registration(tx, { message: 'registration.promoted', registrationId: id });
+        const changed = current?.status === 'published' ? noticeableChanges(current, events.map(row!)) : [];
+        if (changed.length > 0) {
+          await this.notices.event(tx, { message: 'event.changed', eventId, changes: changed, sequence: Math.floor(now.getTime() / 1000) });
+        }
         return { row: row!, promoted };
       });
       return events.map(updated.row);
@@ -230,6 +237,7 @@ export class EventsService {
          RETURNING ${events.select}, ARRAY(SELECT id FROM ended) AS ended_registration_ids`,
         [eventId, now],
       )) as [(Record<string, unknown> & { ended_registration_ids: string[] })[], number];
+      await this.notices.event(tx, { message: 'event.cancelled', eventId });
       return { row: row!, endedRegistrationIds: row!.ended_registration_ids };
     });
     return events.map(cancelled.row);
@@ -381,4 +389,19 @@ function slugTaken(err: unknown): EventError | undefined {
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** What an event's attendees must hear of: its time (start, end, zone), its venue, its online link. */
+export function noticeableChanges(before: Event, after: Event): EventChange[] {
+  const changes: EventChange[] = [];
+  const time = (e: Event) => ({ startsAt: e.startsAt.toISOString(), endsAt: e.endsAt.toISOString(), timeZone: e.timeZone });
+  const [was, now] = [time(before), time(after)];
+  if (was.startsAt !== now.startsAt || was.endsAt !== now.endsAt || was.timeZone !== now.timeZone) {
+    changes.push({ field: 'time', before: was, after: now });
+  }
+  const venue = (e: Event) => (e.format === 'online' || !e.venue ? null : venueLine(e.venue));
+  if (venue(before) !== venue(after)) changes.push({ field: 'venue', before: venue(before), after: venue(after) });
+  const online = (e: Event) => (e.format === 'in_person' ? null : e.onlineUrl);
+  if (online(before) !== online(after)) changes.push({ field: 'online_url', before: online(before), after: online(after) });
+  return changes;
 }

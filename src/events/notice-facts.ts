@@ -53,9 +53,10 @@ export class NoticeFacts {
       [registrationId],
     )) as Record<string, unknown>[];
     if (!row) return null;
-    const attendees = (await this.dataSource.query(`SELECT id, name, position FROM attendees WHERE registration_id = $1 ORDER BY position`, [
-      registrationId,
-    ])) as { id: string; name: string; position: number }[];
+    const attendees = (await this.dataSource.query(
+      `SELECT id, name, position FROM attendees WHERE registration_id = $1 ORDER BY position`,
+      [registrationId],
+    )) as { id: string; name: string; position: number }[];
     return {
       registration: {
         id: row.id as string,
@@ -101,7 +102,7 @@ export class NoticeFacts {
   async endedByCancellation(eventId: string): Promise<string[]> {
     const rows = (await this.dataSource.query(
       `SELECT r.id FROM registrations r JOIN events e ON e.id = r.event_id
-        WHERE r.event_id = $1 AND e.status = 'cancelled' AND r.status = 'cancelled' AND r.cancelled_at = e.cancelled_at
+        WHERE r.event_id = $1 AND e.status = 'cancelled' AND r.status = 'cancelled' AND r.cancelled_by = 'event_cancelled'
         ORDER BY r.created_at, r.id`,
       [eventId],
     )) as { id: string }[];

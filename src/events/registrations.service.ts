@@ -8,6 +8,7 @@ import { KeysetPager } from '../database/keyset-pager.js';
 import { fetchNumberedPage, NumberedPage } from '../database/offset-page.js';
 import { violatedUniqueConstraint } from '../database/postgres-errors.js';
 import { AttendeeInput, checkAttendees } from './event-validation.js';
+import { EventNotices } from './event-notices.js';
 import { EventError } from './events.errors.js';
 import type { Attendee, CancelledByValue, Event, Registration, RegistrationStatusValue } from './events.model.js';
 import { EventsPolicy } from './events.policy.js';
@@ -71,6 +72,7 @@ export class RegistrationsService {
     private readonly pages: KeysetPager,
     private readonly tables: EventTables,
     private readonly ticketCodes: TicketCodes,
+    private readonly notices: EventNotices,
   ) {}
 
   async register(reader: EventsReader, input: RegistrationInput): Promise<Registration> {
@@ -121,6 +123,10 @@ export class RegistrationsService {
           [row!.id, now, attendees.map((a) => a.name), attendees.map((a) => a.email), attendees.map((_, i) => i + 1)],
         );
         if (fits) await this.takeSeats(tx, event.id, ticketType.id, quantity);
+        await this.notices.registration(tx, {
+          message: fits ? 'registration.confirmed' : 'registration.waitlisted',
+          registrationId: row!.id as string,
+        });
         return registrations.map(row!);
       });
     } catch (err) {
@@ -175,6 +181,8 @@ export class RegistrationsService {
         }[];
         if (event!.status === 'published' && event!.ends_at > now) promoted = await promoteWaitlist(tx, registration.eventId, now);
       }
+      await this.notices.registration(tx, { message: 'registration.cancelled', registrationId, by });
+      for (const id of promoted) await this.notices.registration(tx, { message: 'registration.promoted', registrationId: id });
       return { row: row!, by, promoted };
     });
     return registrations.map(cancelled.row);

@@ -1,4 +1,4 @@
-import type { EventChange as NoticeChange, RegistrationNotice } from '../events/event-notices.js';
+import { venueLine, type EventChange as NoticeChange, type RegistrationNotice } from '../events/event-notices.js';
 import type { RegistrationFacts } from '../events/notice-facts.js';
 import type { EventChange, EventFacts, MailMessage } from '../mail/messages/mail-message.js';
 import type { User } from '../users/user.model.js';
@@ -12,12 +12,6 @@ export interface NoticeLinks {
   eventUrl: string | null;
   /** Agora's host (BASE_URL): names the event in calendar files. */
   calendarHost: string;
-}
-
-/** The venue of an event on one line, as mails and change notices show it. */
-export function venueLine(venue: RegistrationFacts['event']['venue']): string | null {
-  const parts = [venue.name, venue.address, venue.city, venue.country].filter((part): part is string => !!part);
-  return parts.length ? parts.join(', ') : null;
 }
 
 /** The mail a notice becomes, from the registration as it is now. */

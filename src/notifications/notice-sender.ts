@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { EVENT_NOTICES, EventNotice, EventNotices, REGISTRATION_NOTICES, RegistrationNotice } from '../events/event-notices.js';
@@ -8,7 +9,7 @@ import { derivedJobId } from '../jobs/job-id.js';
 import { JobContext } from '../jobs/job-kind.js';
 import { JobQueue } from '../jobs/job-queue.js';
 import { Mailer } from '../mail/mailer.js';
-import { renderMail } from '../mail/messages/render.js';
+import { renderMail } from '../mail/messages/render-mail.js';
 import type { User } from '../users/user.model.js';
 import { UsersService } from '../users/users.service.js';
 import { noticeMail } from './notice-mail.js';
@@ -34,6 +35,7 @@ export class NoticeSender implements OnModuleInit {
     private readonly tickets: TicketCodes,
     private readonly mailer: Mailer,
     private readonly unsubscribe: UnsubscribeLinks,
+    private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -63,7 +65,7 @@ export class NoticeSender implements OnModuleInit {
     // The job's id: every attempt of this job sends the same Message-ID, so a mail system can tell a repeat.
     await this.mailer.send({ ...rendered, to: formatAddress(user), messageId: job.id });
     if (notice.message === 'registration.confirmed' || notice.message === 'registration.promoted') {
-      await this.notices.remind(undefined, facts.registration.id, facts.event.startsAt, new Date());
+      await this.notices.remind(undefined, facts.registration.id, facts.event.startsAt, this.clock.now());
     }
   }
 
@@ -81,7 +83,8 @@ export class NoticeSender implements OnModuleInit {
     await this.jobs.enqueueMany(REGISTRATION_NOTICES, perRegistration);
     if (notice.message === 'event.changed' && notice.changes.some((change) => change.field === 'time')) {
       const facts = ids.length ? await this.facts.ofRegistration(ids[0]!) : null;
-      if (facts) for (const registrationId of ids) await this.notices.remind(undefined, registrationId, facts.event.startsAt, new Date());
+      if (facts)
+        for (const registrationId of ids) await this.notices.remind(undefined, registrationId, facts.event.startsAt, this.clock.now());
     }
   }
 
@@ -123,7 +126,9 @@ function staleReason(notice: RegistrationNotice, facts: RegistrationFacts, user:
     case 'event.reminder':
       if (!user.mailReminders) return 'the user turned reminders off';
       if (status !== 'confirmed' || facts.event.status !== 'published') return 'the registration or the event is no longer on';
-      return facts.event.startsAt.toISOString() === notice.startsAt ? undefined : 'the event moved (a reminder for its new time is planned)';
+      return facts.event.startsAt.toISOString() === notice.startsAt
+        ? undefined
+        : 'the event moved (a reminder for its new time is planned)';
     case 'registration.cancelled':
     case 'event.cancelled':
       return undefined;

@@ -1,4 +1,6 @@
-import { BadRequestException, Body, Controller, Get, Header, HttpCode, NotFoundException, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { DomainError } from '../errors/domain-error.js';
 import { Public } from '../auth/public.decorator.js';
 import { UsersService } from '../users/users.service.js';
 import { formText } from '../web/form-values.js';
@@ -32,7 +34,10 @@ export class UnsubscribePageController {
         title: 'Unsubscribe',
         narrow: true,
         body: html`<h1>Stop reminders?</h1>
-          <p>${user.email} will no longer get a reminder the day before events. Mail about your own registrations (confirmations, changes, cancellations) still comes.</p>
+          <p>
+            ${user.email} will no longer get a reminder the day before events. Mail about your own registrations (confirmations, changes,
+            cancellations) still comes.
+          </p>
           <form method="post" action="/mail/unsubscribe/confirm">
             <input type="hidden" name="_csrf" value="${c.csrfToken}" />
             <input type="hidden" name="token" value="${String(token)}" />
@@ -88,16 +93,34 @@ export class OneClickUnsubscribeController {
 
   @Post()
   @HttpCode(200)
-  @Header('Content-Type', 'text/plain; charset=utf-8')
-  @Header('Cache-Control', 'no-store')
-  async oneClick(@Query('token') token: unknown, @Body() body: unknown): Promise<string> {
+  async oneClick(
+    @Query('token') token: unknown,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<{ message: string }> {
     const form = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
-    if (form['List-Unsubscribe'] !== 'One-Click') throw new BadRequestException('Expected the form field List-Unsubscribe=One-Click (RFC 8058).');
+    if (form['List-Unsubscribe'] !== 'One-Click') {
+      throw new UnsubscribeError(
+        'ONE_CLICK_EXPECTED',
+        'Send the form field List-Unsubscribe=One-Click (RFC 8058), or open the address in a browser.',
+      );
+    }
     const id = typeof token === 'string' ? this.links.userOf(token) : null;
-    if (!id) throw new BadRequestException('This unsubscribe address is not valid.');
-    const user = await this.users.findById(id);
-    if (!user) throw new NotFoundException('No such user.');
+    const user = id ? await this.users.findById(id) : null;
+    if (!user)
+      throw new UnsubscribeError(
+        'INVALID_UNSUBSCRIBE_LINK',
+        'This unsubscribe address is not valid: copy the whole address from the e-mail.',
+      );
     await this.users.setMailReminders(user.id, false);
-    return 'Unsubscribed: no more reminders.\n';
+    void reply.header('cache-control', 'no-store');
+    return { message: 'Unsubscribed: no more reminders.' };
+  }
+}
+
+/** A one-click request that cannot unsubscribe anyone: 422 with its code (the generic JSON error shape). */
+class UnsubscribeError extends DomainError {
+  constructor(code: 'ONE_CLICK_EXPECTED' | 'INVALID_UNSUBSCRIBE_LINK', message: string) {
+    super('invalid', code, message);
   }
 }

@@ -95,7 +95,11 @@ export async function startTestApp(
   });
   const logger = createLogger(config, sink);
   const clock = new TestClock();
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config, target)], controllers: extra.controllers ?? [], providers: extra.providers ?? [] })
+  const moduleRef = await Test.createTestingModule({
+    imports: [AppModule.forRoot(config, target)],
+    controllers: extra.controllers ?? [],
+    providers: extra.providers ?? [],
+  })
     .overrideProvider(Clock)
     .useValue(clock)
     .setLogger(new PinoNestLogger(logger))
