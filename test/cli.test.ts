@@ -397,6 +397,7 @@ describe('administration CLI', () => {
       name: user.name,
       email: user.email,
       state: 'active',
+      mailReminders: true,
       createdAt: expect.any(String),
     });
     const hashes = (await t.get(DataSource).query('SELECT password_hash FROM users')) as { password_hash: string }[];
