@@ -111,6 +111,7 @@ export const environmentSchema = z.object({
     .regex(/^https?:\/\/[^\s]+$/, 'must be an http:// or https:// address')
     .refine((v) => v.includes('{id}') || v.includes('{slug}'), 'must contain {id} or {slug}, e.g. https://events.example.com/e/{slug}')
     .optional(),
+  ATTENDEE_MAIL: boolean.default(true),
   JOBS_CONCURRENCY: positiveInt(100).default(5),
   JOBS_RETRY_DELAY_SECONDS: positiveInt(3600).default(15),
   JOBS_RETRY_LIMIT: wholeNumberBetween(0, 30).default(10),
@@ -249,6 +250,11 @@ export interface AppConfig {
    * to it); undefined when Agora serves only the API, and mails then carry no link to the event.
    */
   eventsWebUrl?: string;
+  /**
+   * Whether Agora tells attendees by e-mail (docs/mail.md). False where the platform's own front end
+   * sends these messages: registrations then write no mail jobs at all.
+   */
+  attendeeMail: boolean;
   /** The job queue (src/jobs/, docs/operations.md "Jobs"). */
   jobs: {
     /** Jobs one process runs at once (each instance and each of its WORKERS). */
@@ -534,6 +540,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
     housekeepingIntervalMs: e.HOUSEKEEPING_INTERVAL_SECONDS * 1000,
     eventsWebUrl: e.EVENTS_WEB_URL,
+    attendeeMail: e.ATTENDEE_MAIL,
     jobs: { concurrency: e.JOBS_CONCURRENCY, retryDelaySeconds: e.JOBS_RETRY_DELAY_SECONDS, retryLimit: e.JOBS_RETRY_LIMIT },
     oauth: {
       codeTtlMs: e.OAUTH_CODE_TTL_SECONDS * 1000,

@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/config.schema.js';
 import type { EntityManager } from 'typeorm';
 import { derivedJobId } from '../jobs/job-id.js';
 import { jobKind } from '../jobs/job-kind.js';
@@ -62,19 +64,27 @@ const REMINDER_LEAD_MS = 24 * 3600_000;
  */
 @Injectable()
 export class EventNotices {
-  constructor(private readonly jobs: JobQueue) {
+  private readonly on: boolean;
+
+  constructor(
+    private readonly jobs: JobQueue,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.on = config.attendeeMail;
     jobs.declare(REGISTRATION_NOTICES);
     jobs.declare(EVENT_NOTICES);
   }
 
   /** A registration was confirmed, waitlisted, promoted or cancelled. */
   async registration(tx: EntityManager, notice: RegistrationNotice): Promise<void> {
+    if (!this.on) return;
     await this.jobs.enqueue(REGISTRATION_NOTICES, notice, { tx });
   }
 
   /** A seat is confirmed: the reminder the day before the event (skipped at its time if things changed). */
   async remind(tx: EntityManager | undefined, registrationId: string, startsAt: Date, now: Date): Promise<void> {
     const at = new Date(startsAt.getTime() - REMINDER_LEAD_MS);
+    if (!this.on) return;
     if (at <= now) return;
     await this.jobs.enqueue(
       REGISTRATION_NOTICES,
@@ -85,6 +95,7 @@ export class EventNotices {
 
   /** The event's time, place or online link changed, or it was cancelled: everyone concerned hears of it. */
   async event(tx: EntityManager, notice: EventNotice): Promise<void> {
+    if (!this.on) return;
     await this.jobs.enqueue(EVENT_NOTICES, notice, { tx });
   }
 }
