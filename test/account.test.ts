@@ -5,6 +5,7 @@ import { runCli } from './support/processes.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 import type { User } from '../src/users/user.model.js';
 import { PersonalTokensService } from '../src/personal-tokens/personal-tokens.service.js';
+import { UsersService } from '../src/users/users.service.js';
 
 let t: TestApp;
 let user: User;
@@ -147,6 +148,34 @@ describe('editing the profile', () => {
     const errorPage = await empty.text();
     expect(errorPage).toMatch(/id="profile-name-error"[^>]*>[^<]*1 to 255 characters/);
     expect(errorPage).toContain('aria-invalid="true"');
+  });
+
+  it('turns reminders off and on again (the optional mail); mail about the seat itself has no switch', async () => {
+    const reader = await createUser(t);
+    const own = new Browser(t.url);
+    await signIn(own, reader.username, TEST_PASSWORD);
+    const reminders = async () => (await t.get(UsersService).findById(reader.id))?.mailReminders;
+    const save = async (form: Record<string, string>) => {
+      const { _csrf } = formFields(await (await own.get('/account')).text());
+      return own.post('/account/mail', { _csrf: _csrf!, ...form });
+    };
+
+    const page = await (await own.get('/account')).text();
+    expect(page).toMatch(/<input type="checkbox" name="reminders" value="on" checked \/>/);
+    expect(page).toContain('Mail about your own registrations is always sent');
+    expect(await reminders()).toBe(true);
+
+    const off = await save({});
+    expect(off.status).toBe(303);
+    expect(await (await own.follow(off)).res.text()).toContain('E-mail settings saved: no more reminders.');
+    expect(await reminders()).toBe(false);
+    expect(await (await own.get('/account')).text()).toMatch(/<input type="checkbox" name="reminders" value="on"  \/>/);
+
+    expect((await save({ reminders: 'on' })).status).toBe(303);
+    expect(await reminders()).toBe(true);
+
+    const forged = await own.post('/account/mail', { reminders: 'on' });
+    expect(forged.status).toBe(403);
   });
 });
 
