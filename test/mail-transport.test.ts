@@ -45,6 +45,9 @@ describe('Mailer through SMTP_URL', () => {
     try {
       const rendered = await renderMail(SAMPLE_MAILS.find((m) => m.kind === 'registration.confirmed')!);
       await mailer.send({ ...rendered, to: 'katherine.johnson@flight-research.example.com', messageId: 'job-7f3c2a10' });
+      // Start-up says where mail goes, without the SMTP password.
+      expect(logs).toContain(`Mail from events@agora.example.com is through the SMTP server at smtp://127.0.0.1:${smtp.port}`);
+      expect(logs.join('\n')).not.toContain(PASSWORD);
 
       expect(smtp.arrivals).toHaveLength(1);
       const [{ from, to, user, mail }] = smtp.arrivals as [Arrival];
@@ -179,6 +182,7 @@ describe('Mailer without SMTP_URL', () => {
       expect(second.subject).toBe('Second');
 
       expect(logs.filter((line) => line.includes('.eml'))).toEqual([
+        `Mail from agora@agora.example.com is written to ${directory} as .eml files (no SMTP_URL set; docs/mail.md)`,
         `Mail to ann@example.com "${rendered.subject}" written to ${join(directory, files[0]!)}`,
         `Mail to ann@example.com "Second" written to ${join(directory, files[1]!)}`,
       ]);

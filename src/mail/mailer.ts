@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { join } from 'node:path';
 import { AppConfig, type MailAddress } from '../config/config.schema.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -11,16 +11,26 @@ import type { OutgoingMail } from './outgoing-mail.js';
  * MailDeliveryError otherwise: callers are jobs, which retry.
  */
 @Injectable()
-export class Mailer implements OnModuleDestroy {
+export class Mailer implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(Mailer.name);
   private readonly transport: MailTransport;
   private readonly from: MailAddress;
 
+  private readonly destination: string;
+
   constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'mail' | 'database'>) {
     this.from = config.mail.from;
+    // Where mail goes, said once at start-up: the SMTP server's address without its credentials.
+    this.destination = config.mail.smtpUrl
+      ? `through the SMTP server at ${smtpServerOf(config.mail.smtpUrl)}`
+      : `written to ${join(config.database.dataDir, 'mail')} as .eml files (no SMTP_URL set; docs/mail.md)`;
     this.transport = config.mail.smtpUrl
       ? new SmtpTransport(config.mail.smtpUrl)
       : new FileTransport(join(config.database.dataDir, 'mail'));
+  }
+
+  onApplicationBootstrap(): void {
+    this.logger.log(`Mail from ${this.from.address} is ${this.destination}`);
   }
 
   async send(mail: OutgoingMail): Promise<void> {
@@ -51,4 +61,10 @@ export class Mailer implements OnModuleDestroy {
     if (id.includes('@')) return id;
     return `<${id}@${this.from.address.split('@')[1]}>`;
   }
+}
+
+/** `smtps://smtp.example.com:465`: the scheme, host and port of SMTP_URL, never its user or password. */
+function smtpServerOf(url: string): string {
+  const { protocol, hostname, port } = new URL(url);
+  return `${protocol}//${hostname}${port ? `:${port}` : ''}`;
 }
