@@ -136,6 +136,20 @@ describe('mail to attendees', () => {
     expect(qrCodesOf(promoted)).toHaveLength(1);
   }, 40_000);
 
+  it('promotes from the waitlist when the organizer raises the capacity, and tells the one promoted', async () => {
+    const event = await createEvent(t, organizer.token, organizer.id, { capacity: 1 });
+    const [first, second] = [await attendee(), await attendee()];
+    registrationOf(await registerFor(t, first.token, event));
+    registrationOf(await registerFor(t, second.token, event));
+    await mailTo(second.email, /^You're on the waitlist/);
+    await mutate(t, organizer.token, 'updateEvent', { eventId: event.id, capacity: 2 }, 'event { id }');
+    const promoted = await mailTo(second.email, /^A place opened up/);
+    expect(qrCodesOf(promoted)).toHaveLength(1);
+    // A capacity change is not a change attendees are told of.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(mailsTo(first.email).map((m) => m.subject)).toEqual([expect.stringMatching(/^You're registered/)]);
+  }, 40_000);
+
   it('tells confirmed attendees when the time or place changes, with the calendar file updated; not for a new title', async () => {
     const event = await createEvent(t, organizer.token, organizer.id);
     const ann = await attendee();
