@@ -169,7 +169,7 @@ describe('editing the profile', () => {
     expect(off.status).toBe(303);
     expect(await (await own.follow(off)).res.text()).toContain('E-mail settings saved: no more reminders.');
     expect(await reminders()).toBe(false);
-    expect(await (await own.get('/account')).text()).toMatch(/<input type="checkbox" name="reminders" value="on"  \/>/);
+    expect(await (await own.get('/account')).text()).toMatch(/<input type="checkbox" name="reminders" value="on" {2}\/>/);
 
     expect((await save({ reminders: 'on' })).status).toBe(303);
     expect(await reminders()).toBe(true);
