@@ -9,6 +9,8 @@ interface Work {
   key: string;
   /** Attempts that fail before one succeeds. */
   failures?: number;
+  /** How long an attempt that succeeds takes. */
+  slowMs?: number;
 }
 
 const WORK = jobKind<Work>('test-work', { expireInSeconds: 30, label: (data) => `test.${data.key.split('-')[0]}` });
@@ -22,6 +24,7 @@ class Recorder implements OnModuleInit {
     this.jobs.handle(WORK, async (data, job) => {
       this.attempts.push({ key: data.key, retryCount: job.retryCount });
       if (job.retryCount < (data.failures ?? 0)) throw new Error(`planned failure ${job.retryCount + 1}`);
+      if (data.slowMs) await new Promise((resolve) => setTimeout(resolve, data.slowMs));
     });
   }
   of(key: string) {
@@ -160,6 +163,21 @@ describe('the job queue', () => {
     const neither = await runCli(t.databaseEnv, 'jobs:retry');
     expect(neither.code).toBe(2);
     expect(neither.stderr).toContain('Give --id (once or more) or --all-failed, not both');
+  }, 60_000);
+
+  it('retries a job that failed long ago, which the archiving of the queue must not take for finished', async () => {
+    // The attempt after the retry outlasts a round of the queue's maintenance (every 5 s).
+    const id = (await jobs.enqueue(WORK, { key: 'old-dead-1', failures: 3, slowMs: 8000 }))!;
+    await until(async () => expect((await jobs.find(id))?.state).toBe('failed'), 30_000);
+    // As if it had failed two hours ago (completed jobs leave the table after an hour).
+    await t
+      .get(DataSource)
+      .query(`UPDATE pgboss.job SET completed_on = now() - interval '2 hours', start_after = now() - interval '2 hours' WHERE id = $1`, [
+        id,
+      ]);
+    expect(await jobs.retry([id])).toEqual([{ id, outcome: 'retried' }]);
+    await until(async () => expect(await jobs.find(id)).toMatchObject({ state: 'completed', archived: false }), 25_000);
+    expect(recorder.of('old-dead-1')).toHaveLength(4);
   }, 60_000);
 
   it('reports the depth and age of each queue in /metrics', async () => {

@@ -308,6 +308,35 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('jobs and attendee mail', () => {
+    it('has defaults whose retries end within hours', () => {
+      expect(loadConfig({}).jobs).toEqual({ concurrency: 5, retryDelaySeconds: 10, retryLimit: 10 });
+      expect(loadConfig({}).attendeeMail).toBe(true);
+      expect(loadConfig({ ATTENDEE_MAIL: 'false' }).attendeeMail).toBe(false);
+    });
+
+    it('refuses retries that would outlast the queue keeping the job (a week at most)', () => {
+      expect(problems({ JOBS_RETRY_DELAY_SECONDS: '3600', JOBS_RETRY_LIMIT: '10' })).toEqual([
+        'JOBS_RETRY_LIMIT: with JOBS_RETRY_DELAY_SECONDS=3600, 10 retries could last 85 days; the last retry must come within 7 days (fewer retries, or a shorter delay)',
+      ]);
+      expect(loadConfig({ JOBS_RETRY_DELAY_SECONDS: '60', JOBS_RETRY_LIMIT: '12' }).jobs.retryLimit).toBe(12);
+    });
+
+    it('refuses bad numbers and an events page address without a place for the event', () => {
+      expect(problems({ JOBS_CONCURRENCY: '0' })[0]).toMatch(/^JOBS_CONCURRENCY: /);
+      expect(problems({ JOBS_RETRY_LIMIT: '31' })[0]).toMatch(/^JOBS_RETRY_LIMIT: /);
+      expect(problems({ EVENTS_WEB_URL: 'https://events.example.com/' })).toEqual([
+        'EVENTS_WEB_URL: must contain {id} or {slug}, e.g. https://events.example.com/e/{slug} (got "https://events.example.com/")',
+      ]);
+      expect(problems({ EVENTS_WEB_URL: 'javascript:alert(1)//{id}' })[0]).toMatch(
+        /^EVENTS_WEB_URL: must be an http:\/\/ or https:\/\/ address/,
+      );
+      expect(loadConfig({ EVENTS_WEB_URL: 'https://events.example.com/e/{slug}' }).eventsWebUrl).toBe(
+        'https://events.example.com/e/{slug}',
+      );
+    });
+  });
+
   describe('mail', () => {
     it('writes mail to files from Agora at the public host by default', () => {
       expect(loadConfig({}).mail).toEqual({ smtpUrl: undefined, from: { name: 'Agora', address: 'agora@localhost' } });

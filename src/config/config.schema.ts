@@ -113,7 +113,7 @@ export const environmentSchema = z.object({
     .optional(),
   ATTENDEE_MAIL: boolean.default(true),
   JOBS_CONCURRENCY: positiveInt(100).default(5),
-  JOBS_RETRY_DELAY_SECONDS: positiveInt(3600).default(15),
+  JOBS_RETRY_DELAY_SECONDS: positiveInt(3600).default(10),
   JOBS_RETRY_LIMIT: wholeNumberBetween(0, 30).default(10),
   SECRET_KEY: z.string().optional(),
   SESSION_TTL_HOURS: positiveInt(24 * 365).default(336),
@@ -413,6 +413,9 @@ function isCidr(value: string): boolean {
  */
 export const QUERY_TIMEOUT_GRACE_MS = 1000;
 
+/** The longest a failing job may go on being retried (the backoff's worst case): within pg-boss's 14-day retention. */
+const MAX_RETRY_HORIZON_SECONDS = 7 * 86400;
+
 /** Query-cost points per rate-limit point: a GraphQL request costs its cost / 100, rounded up, at least 1. */
 export const COST_PER_RATE_LIMIT_POINT = 100;
 
@@ -484,6 +487,14 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     throw new ConfigError([
       `DATABASE_STALL_SECONDS: must be more than DATABASE_STATEMENT_TIMEOUT_SECONDS + ${QUERY_TIMEOUT_GRACE_MS / 1000} s + DATABASE_POOL_WAIT_TIMEOUT_MS ` +
         `(${recoveredWithinMs / 1000} s), the time the timeouts take to recover the pool (got ${e.DATABASE_STALL_SECONDS})`,
+    ]);
+  }
+  // pg-boss drops a job still waiting 14 days after it was due: the last retry must come well before.
+  const retryHorizonSeconds = e.JOBS_RETRY_DELAY_SECONDS * (2 ** (e.JOBS_RETRY_LIMIT + 1) - 2);
+  if (retryHorizonSeconds > MAX_RETRY_HORIZON_SECONDS) {
+    throw new ConfigError([
+      `JOBS_RETRY_LIMIT: with JOBS_RETRY_DELAY_SECONDS=${e.JOBS_RETRY_DELAY_SECONDS}, ${e.JOBS_RETRY_LIMIT} retries could last ` +
+        `${Math.round(retryHorizonSeconds / 86400)} days; the last retry must come within 7 days (fewer retries, or a shorter delay)`,
     ]);
   }
   const workerCount = e.WORKERS === 'auto' ? Math.min(availableParallelism(), MAX_WORKERS) : e.WORKERS;

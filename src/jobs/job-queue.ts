@@ -11,6 +11,7 @@ import { JobHandler, JobKind } from './job-kind.js';
 import { JOBS_WORK } from './jobs.tokens.js';
 import { findJob, JobListState, JobRecord, listJobs } from './job-records.js';
 import { QueueState, readQueueStates } from './queue-states.js';
+import { QueueWorker } from './queue-worker.js';
 
 export interface EnqueueOptions {
   /** The transaction of the change the job is about: the job commits or rolls back with it. */
@@ -26,8 +27,8 @@ const ARCHIVE_COMPLETED_AFTER_SECONDS = 3600;
 /** Failed jobs, the dead letters, stay where an operator can see and retry them for 30 days. */
 const ARCHIVE_FAILED_AFTER_SECONDS = 30 * 86400;
 /** How often one process (whichever takes the turn) expires attempts of dead processes and archives. */
-const MAINTENANCE_INTERVAL_SECONDS = 10;
-const POLLING_INTERVAL_SECONDS = 1;
+const MAINTENANCE_INTERVAL_SECONDS = 5;
+const POLLING_INTERVAL_MS = 1000;
 
 /**
  * The durable job queue (pg-boss on the service's database; docs/operations.md, "Jobs"). At least
@@ -43,6 +44,7 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
   private readonly boss: PgBoss;
   private readonly kinds = new Map<string, { kind: JobKind<unknown>; handler?: JobHandler<unknown> }>();
   private started = false;
+  private readonly workers: QueueWorker<object>[] = [];
   private stopping?: Promise<void>;
 
   constructor(
@@ -119,11 +121,15 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
     this.started = true;
     for (const { kind, handler } of this.kinds.values()) {
       if (!handler) continue;
-      await this.boss.work<object>(
-        kind.queue,
-        { batchSize: this.config.jobs.concurrency, pollingIntervalSeconds: POLLING_INTERVAL_SECONDS, includeMetadata: true },
-        (jobs) => this.runBatch(kind, handler, jobs),
-      );
+      const worker = new QueueWorker(this.boss, kind, handler, {
+        concurrency: this.config.jobs.concurrency,
+        pollMs: POLLING_INTERVAL_MS,
+        database: poolDatabase(this.owned),
+        metrics: this.metrics,
+        logger: this.logger,
+      });
+      this.workers.push(worker);
+      worker.start();
     }
   }
 
@@ -134,7 +140,11 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
    */
   stop(waitMs: number): Promise<void> {
     if (!this.started) return Promise.resolve();
-    this.stopping ??= this.boss.stop({ graceful: true, wait: true, close: false, timeout: Math.max(1000, waitMs) });
+    this.stopping ??= (async () => {
+      await Promise.all(this.workers.map((worker) => worker.stop(Math.max(1000, waitMs))));
+      // pg-boss's maintenance timers; no job of ours is left to wait for.
+      await this.boss.stop({ graceful: true, wait: true, close: false, timeout: 1000 });
+    })();
     return this.stopping;
   }
 
@@ -168,7 +178,14 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
       if (!job || job.archived) results.push({ id, outcome: 'not found' as const });
       else if (job.state !== 'failed') results.push({ id, outcome: 'not failed' as const, state: job.state });
       else {
-        await this.boss.retry(job.queue, id);
+        // Not pg-boss's retry(): it leaves `completed_on` (the failure's time) and `keep_until` as they
+        // were, and its archiving takes a job in state `retry` completed over an hour ago for finished.
+        await this.query(
+          `UPDATE ${JOB_SCHEMA}.job
+              SET state = 'retry', retry_limit = retry_count + 1, start_after = now(), completed_on = NULL, keep_until = now() + interval '14 days'
+            WHERE name = $1 AND id = $2 AND state = 'failed'`,
+          [job.queue, id],
+        );
         results.push({ id, outcome: 'retried' as const });
       }
     }
@@ -201,27 +218,5 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
         await this.boss.updateQueue(kind.queue, { name: kind.queue, policy: 'standard', ...options });
       }
     }
-  }
-
-  private async runBatch(kind: JobKind<unknown>, handler: JobHandler<unknown>, jobs: PgBoss.JobWithMetadata<object>[]): Promise<void> {
-    await Promise.all(
-      jobs.map(async (job) => {
-        const label = kind.label?.(job.data) ?? kind.queue;
-        try {
-          await handler(job.data, { id: job.id, retryCount: job.retryCount });
-          this.metrics.jobCompleted(label);
-        } catch (err) {
-          this.metrics.jobFailed(label);
-          const message = err instanceof Error ? err.message : String(err);
-          const last = job.retryCount >= job.retryLimit;
-          this.logger.warn(
-            `Job ${job.id} (${label}) failed on attempt ${job.retryCount + 1} of ${job.retryLimit + 1}: ${message}` +
-              (last ? `; no retry left, kept as failed (npm run cli -- jobs:retry --id ${job.id})` : '; it will be retried'),
-          );
-          // Only this job: the rest of the batch completes (pg-boss completes what is still active).
-          await this.boss.fail(kind.queue, job.id, { message });
-        }
-      }),
-    );
   }
 }
