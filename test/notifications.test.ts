@@ -150,6 +150,17 @@ describe('mail to attendees', () => {
     expect(mailsTo(first.email).map((m) => m.subject)).toEqual([expect.stringMatching(/^You're registered/)]);
   }, 40_000);
 
+  it('promotes from the waitlist when more tickets of the type go on sale, and tells the one promoted', async () => {
+    const event = await createEvent(t, organizer.token, organizer.id, { capacity: null, quantity: 1 });
+    const [first, second] = [await attendee(), await attendee()];
+    registrationOf(await registerFor(t, first.token, event));
+    registrationOf(await registerFor(t, second.token, event));
+    await mailTo(second.email, /^You're on the waitlist/);
+    await mutate(t, organizer.token, 'updateTicketType', { ticketTypeId: event.ticketTypeId, quantity: 2 }, 'ticketType { id }');
+    const promoted = await mailTo(second.email, /^A place opened up/);
+    expect(qrCodesOf(promoted)).toHaveLength(1);
+  }, 40_000);
+
   it('tells confirmed attendees when the time or place changes, with the calendar file updated; not for a new title', async () => {
     const event = await createEvent(t, organizer.token, organizer.id);
     const ann = await attendee();

@@ -179,10 +179,9 @@ export class RegistrationsService {
           status: string;
           ends_at: Date;
         }[];
-        if (event!.status === 'published' && event!.ends_at > now) promoted = await promoteWaitlist(tx, registration.eventId, now);
+        if (event!.status === 'published' && event!.ends_at > now) promoted = await promoteWaitlist(tx, registration.eventId, now, this.notices);
       }
       await this.notices.registration(tx, { message: 'registration.cancelled', registrationId, by });
-      for (const id of promoted) await this.notices.registration(tx, { message: 'registration.promoted', registrationId: id });
       return { row: row!, by, promoted };
     });
     return registrations.map(cancelled.row);

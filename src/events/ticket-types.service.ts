@@ -16,6 +16,7 @@ import { EventError } from './events.errors.js';
 import type { TicketType } from './events.model.js';
 import { EventsPolicy } from './events.policy.js';
 import type { EventsReader } from './events.reader.js';
+import { EventNotices } from './event-notices.js';
 import { EventTables } from './event-tables.js';
 import { EventsService } from './events.service.js';
 import { checkAll } from '../errors/domain-error.js';
@@ -43,6 +44,7 @@ export class TicketTypesService {
     private readonly events: EventsService,
     private readonly clock: Clock,
     private readonly tables: EventTables,
+    private readonly notices: EventNotices,
   ) {}
 
   async create(reader: EventsReader, eventId: string, input: TicketTypeInput): Promise<TicketType> {
@@ -131,7 +133,7 @@ export class TicketTypesService {
         throw new EventError('QUANTITY_BELOW_SOLD', `${sold} tickets are already confirmed: the quantity cannot be lower.`, 'quantity');
       }
       await tx.query(`UPDATE ticket_types SET ${update.toSql()} WHERE id = $1`, update.params);
-      if (quantity !== undefined) await promoteWaitlist(tx, current.eventId, now);
+      if (quantity !== undefined) await promoteWaitlist(tx, current.eventId, now, this.notices);
       return (await tx.query(`SELECT ${ticketTypes.select} FROM ticket_types t WHERE t.id = $1`, [ticketTypeId])) as Record<
         string,
         unknown

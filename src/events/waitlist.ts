@@ -1,12 +1,14 @@
 import { EntityManager } from 'typeorm';
+import type { EventNotices } from './event-notices.js';
 
 /**
  * Gives free seats to waitlisted registrations, oldest first, inside the caller's transaction, which
  * must hold the event's row lock (`EventsReader.changeEvent`). A registration that does not fit (its ticket type is sold out, or it
  * asks for more seats than are free) keeps its place while younger ones that fit go ahead, so no seat
- * stays free while someone in the queue could use it. Returns the ids it confirmed.
+ * stays free while someone in the queue could use it. Each registration it confirms is told so
+ * (`notices`, in the same transaction). Returns the ids it confirmed.
  */
-export async function promoteWaitlist(tx: EntityManager, eventId: string, now: Date): Promise<string[]> {
+export async function promoteWaitlist(tx: EntityManager, eventId: string, now: Date, notices: EventNotices): Promise<string[]> {
   const [event] = (await tx.query(`SELECT capacity, confirmed_seats FROM events WHERE id = $1`, [eventId])) as {
     capacity: number | null;
     confirmed_seats: number;
@@ -41,5 +43,6 @@ export async function promoteWaitlist(tx: EntityManager, eventId: string, now: D
     await tx.query(`UPDATE ticket_types SET sold = sold + $2 WHERE id = $1`, [registration.ticket_type_id, registration.quantity]);
     await tx.query(`UPDATE events SET confirmed_seats = confirmed_seats + $2 WHERE id = $1`, [eventId, registration.quantity]);
   }
+  for (const registrationId of promoted) await notices.registration(tx, { message: 'registration.promoted', registrationId });
   return promoted;
 }
