@@ -259,7 +259,7 @@ export interface AppConfig {
   jobs: {
     /** Jobs one process runs at once (each instance and each of its WORKERS). */
     concurrency: number;
-    /** The first retry waits about this long (15 to 30 s by default); each further one twice as long. */
+    /** The first retry waits this long to twice as long (10 to 20 s by default); each further one twice as long. */
     retryDelaySeconds: number;
     /** Retries after the first attempt; a job that fails them all is kept as failed (the dead letters). */
     retryLimit: number;

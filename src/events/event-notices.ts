@@ -44,7 +44,7 @@ export function venueLine(venue: {
 export type EventNotice =
   { message: 'event.changed'; eventId: string; changes: EventChange[]; sequence: number } | { message: 'event.cancelled'; eventId: string };
 
-/** Sending one mail: short attempts (SMTP timeouts add up to less than this). */
+/** Sending one mail: short attempts, so a job a killed process had taken runs again soon (a send is bounded at 25 s: SMTP_SEND_LIMIT_MS). */
 export const REGISTRATION_NOTICES = jobKind<RegistrationNotice>('registration-notices', {
   expireInSeconds: 30,
   label: (notice) => notice.message,

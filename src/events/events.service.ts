@@ -185,7 +185,8 @@ export class EventsService {
         }
         await tx.query(`UPDATE events SET ${update.toSql()} WHERE id = $1`, update.params);
         // Registrations a raised capacity confirmed from the waitlist.
-        const promoted = capacity !== undefined && event.status === 'published' ? await promoteWaitlist(tx, eventId, now, this.notices) : [];
+        const promoted =
+          capacity !== undefined && event.status === 'published' ? await promoteWaitlist(tx, eventId, now, this.notices) : [];
         const [row] = (await tx.query(`SELECT ${events.select} FROM events e WHERE e.id = $1`, [eventId])) as Record<string, unknown>[];
         const changed = current?.status === 'published' ? noticeableChanges(current, events.map(row!)) : [];
         if (changed.length > 0) {

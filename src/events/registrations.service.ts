@@ -179,7 +179,8 @@ export class RegistrationsService {
           status: string;
           ends_at: Date;
         }[];
-        if (event!.status === 'published' && event!.ends_at > now) promoted = await promoteWaitlist(tx, registration.eventId, now, this.notices);
+        if (event!.status === 'published' && event!.ends_at > now)
+          promoted = await promoteWaitlist(tx, registration.eventId, now, this.notices);
       }
       await this.notices.registration(tx, { message: 'registration.cancelled', registrationId, by });
       return { row: row!, by, promoted };

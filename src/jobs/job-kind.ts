@@ -8,7 +8,7 @@ export interface JobKind<T> {
   /**
    * An attempt still running this long after it started is taken to have died with its process, and
    * retried (pg-boss's expiry). It bounds how long a job a killed process had taken waits: keep it
-   * short, above the slowest attempt (a mail's SMTP timeouts add up to less).
+   * short, above the slowest attempt (a mail gives up after 25 s, SMTP_SEND_LIMIT_MS).
    */
   readonly expireInSeconds: number;
   /** The `kind` label of the job counters in /metrics; the queue's name when absent. */

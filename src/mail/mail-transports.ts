@@ -13,23 +13,41 @@ export interface MailTransport {
 }
 
 /** Bounded waits: a job never hangs on a silent server; it fails, and its retry tries again later. */
-export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as const;
+export const SMTP_TIMEOUTS = { connectionTimeout: 5_000, greetingTimeout: 5_000, socketTimeout: 15_000 } as const;
+
+/**
+ * The longest one mail may take, waiting for a connection of the pool included: less than the expiry of
+ * a mail job's attempt (30 s, src/events/event-notices.ts), after which the job is taken for dead and
+ * run again. A send given up here fails its job (retried later); the server may still accept it, so the
+ * mail can then arrive twice, with the same Message-ID.
+ */
+export const SMTP_SEND_LIMIT_MS = 25_000;
 
 export class SmtpTransport implements MailTransport {
   private readonly transporter: ReturnType<typeof nodemailer.createTransport>;
   private readonly secrets: string[];
 
-  constructor(smtpUrl: string) {
-    this.transporter = nodemailer.createTransport({ url: smtpUrl, pool: true, maxConnections: 2, ...SMTP_TIMEOUTS });
+  /** `connections`: as many as mails may be sent at once (JOBS_CONCURRENCY), so none waits for another. */
+  constructor(smtpUrl: string, connections: number) {
+    this.transporter = nodemailer.createTransport({ url: smtpUrl, pool: true, maxConnections: connections, ...SMTP_TIMEOUTS });
     const url = new URL(smtpUrl);
     this.secrets = [url.password, decodeURIComponent(url.password)].filter((s) => s.length >= 3);
   }
 
   async deliver(message: MailOptions): Promise<undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new MailDeliveryError(`SMTP delivery failed: no answer within ${SMTP_SEND_LIMIT_MS / 1000} s`)),
+        SMTP_SEND_LIMIT_MS,
+      );
+    });
     try {
-      await this.transporter.sendMail(message);
+      await Promise.race([this.transporter.sendMail(message), limit]);
     } catch (err) {
-      throw this.deliveryError(err);
+      throw err instanceof MailDeliveryError ? err : this.deliveryError(err);
+    } finally {
+      clearTimeout(timer);
     }
     return undefined;
   }

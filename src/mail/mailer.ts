@@ -18,14 +18,14 @@ export class Mailer implements OnApplicationBootstrap, OnModuleDestroy {
 
   private readonly destination: string;
 
-  constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'mail' | 'database'>) {
+  constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'mail' | 'database' | 'jobs'>) {
     this.from = config.mail.from;
     // Where mail goes, said once at start-up: the SMTP server's address without its credentials.
     this.destination = config.mail.smtpUrl
       ? `through the SMTP server at ${smtpServerOf(config.mail.smtpUrl)}`
       : `written to ${join(config.database.dataDir, 'mail')} as .eml files (no SMTP_URL set; docs/mail.md)`;
     this.transport = config.mail.smtpUrl
-      ? new SmtpTransport(config.mail.smtpUrl)
+      ? new SmtpTransport(config.mail.smtpUrl, config.jobs.concurrency)
       : new FileTransport(join(config.database.dataDir, 'mail'));
   }
 
