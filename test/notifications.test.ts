@@ -185,6 +185,31 @@ describe('mail to attendees', () => {
     expect(mailsTo(ann.email)).toHaveLength(2);
   }, 40_000);
 
+  it('tells only what is still true: a time changed twice is one mail with the last time; a registrant after the change gets none', async () => {
+    const event = await createEvent(t, organizer.token, organizer.id);
+    const ann = await attendee();
+    registrationOf(await registerFor(t, ann.token, event));
+    await mailTo(ann.email, /registered:/);
+    const at = (days: number) => {
+      const startsAt = new Date(t.clock.now().getTime() + days * 86_400_000);
+      return { startsAt: startsAt.toISOString(), endsAt: new Date(startsAt.getTime() + 3_600_000).toISOString() };
+    };
+    await mutate(t, organizer.token, 'updateEvent', { eventId: event.id, ...at(12) }, 'event { id }');
+    const final = at(13);
+    await mutate(t, organizer.token, 'updateEvent', { eventId: event.id, ...final }, 'event { id }');
+    const late = await attendee();
+    registrationOf(await registerFor(t, late.token, event));
+    const changed = await mailTo(ann.email, /^Changed:/);
+    // The mail says the time it is now (calendar files count in whole seconds).
+    expect(Math.floor(calendarOf(changed).start.getFirstValue().toJSDate().getTime() / 1000)).toBe(
+      Math.floor(new Date(final.startsAt).getTime() / 1000),
+    );
+    await mailTo(late.email, /registered:/);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(mailsTo(ann.email).filter((m) => /^Changed:/.test(m.subject ?? ''))).toHaveLength(1);
+    expect(mailsTo(late.email)).toHaveLength(1);
+  }, 40_000);
+
   it('tells everyone registered when the event is cancelled, with a calendar cancellation', async () => {
     const event = await createEvent(t, organizer.token, organizer.id, { capacity: 1 });
     const [confirmed, waiting] = [await attendee(), await attendee()];

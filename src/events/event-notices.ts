@@ -24,10 +24,45 @@ export type EventChange =
 export type RegistrationNotice =
   | { message: 'registration.confirmed' | 'registration.waitlisted' | 'registration.promoted'; registrationId: string }
   | { message: 'registration.cancelled'; registrationId: string; by: CancelledBy }
-  | { message: 'event.changed'; registrationId: string; changes: EventChange[]; sequence: number }
+  /** `changedAt`: when the change was made (ISO 8601). */
+  | { message: 'event.changed'; registrationId: string; changes: EventChange[]; changedAt: string }
   | { message: 'event.cancelled'; registrationId: string }
   /** Non-essential: the day before, to those who did not turn reminders off. `startsAt`: the start it was planned for. */
   | { message: 'event.reminder'; registrationId: string; startsAt: string };
+
+/** What an event's attendees are told of, as values: its time, its venue on one line, its online link (by its format). */
+export interface ToldValues {
+  time: { startsAt: string; endsAt: string; timeZone: string };
+  venue: string | null;
+  onlineUrl: string | null;
+}
+
+export function toldValues(event: {
+  startsAt: Date;
+  endsAt: Date;
+  timeZone: string;
+  format: 'in_person' | 'online' | 'hybrid';
+  venue: { name: string | null; address: string | null; city: string | null; country: string | null } | null;
+  onlineUrl: string | null;
+}): ToldValues {
+  return {
+    time: { startsAt: event.startsAt.toISOString(), endsAt: event.endsAt.toISOString(), timeZone: event.timeZone },
+    venue: event.format === 'online' || !event.venue ? null : venueLine(event.venue),
+    onlineUrl: event.format === 'in_person' ? null : event.onlineUrl,
+  };
+}
+
+/** What changed between two states of an event that its attendees must hear of. */
+export function changesBetween(before: ToldValues, after: ToldValues): EventChange[] {
+  const changes: EventChange[] = [];
+  const [was, now] = [before.time, after.time];
+  if (was.startsAt !== now.startsAt || was.endsAt !== now.endsAt || was.timeZone !== now.timeZone) {
+    changes.push({ field: 'time', before: was, after: now });
+  }
+  if (before.venue !== after.venue) changes.push({ field: 'venue', before: before.venue, after: after.venue });
+  if (before.onlineUrl !== after.onlineUrl) changes.push({ field: 'online_url', before: before.onlineUrl, after: after.onlineUrl });
+  return changes;
+}
 
 /** The venue of an event on one line (name, address, city, country), as mails and change notices show it. */
 export function venueLine(venue: {
@@ -42,7 +77,8 @@ export function venueLine(venue: {
 
 /** A change to a whole event: one job that enqueues a RegistrationNotice per registration concerned. */
 export type EventNotice =
-  { message: 'event.changed'; eventId: string; changes: EventChange[]; sequence: number } | { message: 'event.cancelled'; eventId: string };
+  | { message: 'event.changed'; eventId: string; changes: EventChange[]; changedAt: string }
+  | { message: 'event.cancelled'; eventId: string };
 
 /** Sending one mail: short attempts, so a job a killed process had taken runs again soon (a send is bounded at 25 s: SMTP_SEND_LIMIT_MS). */
 export const REGISTRATION_NOTICES = jobKind<RegistrationNotice>('registration-notices', {

@@ -22,7 +22,7 @@ import {
   slugify,
   VenueInput,
 } from './event-validation.js';
-import { EventChange, EventNotices, venueLine } from './event-notices.js';
+import { changesBetween, EventNotices, toldValues } from './event-notices.js';
 import { EventError } from './events.errors.js';
 import type { Event, EventFormatValue, EventVisibilityValue, OrganizerRoleValue } from './events.model.js';
 import { EventsPolicy } from './events.policy.js';
@@ -188,9 +188,9 @@ export class EventsService {
         const promoted =
           capacity !== undefined && event.status === 'published' ? await promoteWaitlist(tx, eventId, now, this.notices) : [];
         const [row] = (await tx.query(`SELECT ${events.select} FROM events e WHERE e.id = $1`, [eventId])) as Record<string, unknown>[];
-        const changed = current?.status === 'published' ? noticeableChanges(current, events.map(row!)) : [];
+        const changed = current?.status === 'published' ? changesBetween(toldValues(current), toldValues(events.map(row!))) : [];
         if (changed.length > 0) {
-          await this.notices.event(tx, { message: 'event.changed', eventId, changes: changed, sequence: Math.floor(now.getTime() / 1000) });
+          await this.notices.event(tx, { message: 'event.changed', eventId, changes: changed, changedAt: now.toISOString() });
         }
         return { row: row!, promoted };
       });
@@ -389,19 +389,4 @@ function slugTaken(err: unknown): EventError | undefined {
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-/** What an event's attendees must hear of: its time (start, end, zone), its venue, its online link. */
-export function noticeableChanges(before: Event, after: Event): EventChange[] {
-  const changes: EventChange[] = [];
-  const time = (e: Event) => ({ startsAt: e.startsAt.toISOString(), endsAt: e.endsAt.toISOString(), timeZone: e.timeZone });
-  const [was, now] = [time(before), time(after)];
-  if (was.startsAt !== now.startsAt || was.endsAt !== now.endsAt || was.timeZone !== now.timeZone) {
-    changes.push({ field: 'time', before: was, after: now });
-  }
-  const venue = (e: Event) => (e.format === 'online' || !e.venue ? null : venueLine(e.venue));
-  if (venue(before) !== venue(after)) changes.push({ field: 'venue', before: venue(before), after: venue(after) });
-  const online = (e: Event) => (e.format === 'in_person' ? null : e.onlineUrl);
-  if (online(before) !== online(after)) changes.push({ field: 'online_url', before: online(before), after: online(after) });
-  return changes;
 }

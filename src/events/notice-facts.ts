@@ -13,6 +13,7 @@ export interface RegistrationFacts {
     quantity: number;
     userId: string;
     ticketTypeName: string;
+    confirmedAt: Date | null;
   };
   event: {
     id: string;
@@ -42,7 +43,7 @@ export class NoticeFacts {
 
   async ofRegistration(registrationId: string): Promise<RegistrationFacts | null> {
     const [row] = (await this.dataSource.query(
-      `SELECT r.id, r.reference, r.status, r.quantity, r.user_id, t.name AS ticket_type_name,
+      `SELECT r.id, r.reference, r.status, r.quantity, r.user_id, r.confirmed_at, t.name AS ticket_type_name,
               e.id AS event_id, e.slug, e.title, e.status AS event_status, e.starts_at, e.ends_at, e.time_zone, e.format,
               e.venue_name, e.venue_address, e.venue_city, e.venue_country, e.online_url, e.updated_at, o.name AS organizer_name
          FROM registrations r
@@ -65,6 +66,7 @@ export class NoticeFacts {
         quantity: row.quantity as number,
         userId: row.user_id as string,
         ticketTypeName: row.ticket_type_name as string,
+        confirmedAt: (row.confirmed_at as Date | null) ?? null,
       },
       event: {
         id: row.event_id as string,

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import PgBoss from 'pg-boss';
-import type { EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { JOB_SCHEMA } from '../database/migrations/1796200000002-job-queue.js';
@@ -22,8 +23,11 @@ export interface EnqueueOptions {
   startAfter?: Date;
 }
 
-/** Completed jobs leave the queue's table after an hour (into pg-boss's archive, deleted after 7 days). */
-const ARCHIVE_COMPLETED_AFTER_SECONDS = 3600;
+/**
+ * Completed jobs leave the queue's table after 12 hours (into pg-boss's archive, deleted after 7 days):
+ * while there, a job enqueued again with the same id (a fan-out retried) is recognised and not added.
+ */
+const ARCHIVE_COMPLETED_AFTER_SECONDS = 12 * 3600;
 /** Failed jobs, the dead letters, stay where an operator can see and retry them for 30 days. */
 const ARCHIVE_FAILED_AFTER_SECONDS = 30 * 86400;
 /** How often one process (whichever takes the turn) expires attempts of dead processes and archives. */
@@ -49,6 +53,7 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
 
   constructor(
     private readonly owned: OwnedPool,
+    @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
     @Inject(JOBS_WORK) private readonly work: boolean,
@@ -97,21 +102,26 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
   }
 
   /**
-   * Adds many jobs in one statement (a fan-out): each with its own id, so enqueueing the same ones again
-   * (the fan-out retried) adds nothing.
+   * Adds many jobs (a fan-out), all or none, in one transaction: each with its own id, so enqueueing the
+   * same ones again (the fan-out retried) adds nothing while the first ones are kept (completed jobs
+   * stay 12 hours, longer than a job's retries last with the default settings).
    */
   async enqueueMany<T extends object>(kind: JobKind<T>, jobs: { id: string; data: T; startAfter?: Date }[]): Promise<void> {
-    for (let i = 0; i < jobs.length; i += 500) {
-      await this.boss.insert(
-        jobs.slice(i, i + 500).map((job) => ({
-          id: job.id,
-          name: kind.queue,
-          data: job.data,
-          expireInSeconds: kind.expireInSeconds,
-          ...(job.startAfter !== undefined && { startAfter: job.startAfter }),
-        })),
-      );
-    }
+    if (jobs.length === 0) return;
+    await this.dataSource.transaction(async (tx) => {
+      for (let i = 0; i < jobs.length; i += 500) {
+        await this.boss.insert(
+          jobs.slice(i, i + 500).map((job) => ({
+            id: job.id,
+            name: kind.queue,
+            data: job.data,
+            expireInSeconds: kind.expireInSeconds,
+            ...(job.startAfter !== undefined && { startAfter: job.startAfter }),
+          })),
+          { db: transactionDatabase(tx) },
+        );
+      }
+    });
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -25,7 +25,7 @@ export async function readQueueStates(query: Query): Promise<QueueState[]> {
             count(j.id) FILTER (WHERE j.state = 'active') AS active,
             count(j.id) FILTER (WHERE j.state = 'failed') AS failed,
             coalesce(extract(epoch FROM now() - min(j.start_after) FILTER (WHERE j.state IN ('created', 'retry') AND j.start_after <= now())), 0) AS oldest
-       FROM ${JOB_SCHEMA}.queue q LEFT JOIN ${JOB_SCHEMA}.job j ON j.name = q.name
+       FROM ${JOB_SCHEMA}.queue q LEFT JOIN ${JOB_SCHEMA}.job j ON j.name = q.name AND j.state IN ('created', 'retry', 'active', 'failed')
       WHERE q.name NOT LIKE '\\_\\_pgboss\\_\\_%'
       GROUP BY q.name ORDER BY q.name`,
     [],

@@ -50,7 +50,7 @@ export function noticeMail(notice: RegistrationNotice, facts: RegistrationFacts,
     case 'event.cancelled':
       return { kind: notice.message, ...about };
     case 'event.reminder':
-      return { kind: notice.message, ...about, unsubscribeUrl: links.unsubscribeUrl! };
+      return { kind: notice.message, ...about, unsubscribeUrl: links.unsubscribeUrl!, attendees: attendees() };
   }
 }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import { EVENT_NOTICES, EventNotice, EventNotices, REGISTRATION_NOTICES, RegistrationNotice } from '../events/event-notices.js';
+import { EVENT_NOTICES, EventNotice, EventNotices, REGISTRATION_NOTICES, RegistrationNotice, toldValues } from '../events/event-notices.js';
 import { NoticeFacts, RegistrationFacts } from '../events/notice-facts.js';
 import { TicketCodes } from '../events/ticket-codes.js';
 import { derivedJobId } from '../jobs/job-id.js';
@@ -62,11 +62,13 @@ export class NoticeSender implements OnModuleInit {
       calendarHost: new URL(this.config.baseUrl).hostname,
     });
     const rendered = await renderMail(message);
-    // The job's id: every attempt of this job sends the same Message-ID, so a mail system can tell a repeat.
-    await this.mailer.send({ ...rendered, to: formatAddress(user), messageId: job.id });
+    // The reminder first: planning it twice adds nothing (its id is derived), while a failure after the
+    // send would send the confirmation again.
     if (notice.message === 'registration.confirmed' || notice.message === 'registration.promoted') {
       await this.notices.remind(undefined, facts.registration.id, facts.event.startsAt, this.clock.now());
     }
+    // The job's id: every attempt of this job sends the same Message-ID, so a mail system can tell a repeat.
+    await this.mailer.send({ ...rendered, to: formatAddress(user), messageId: job.id });
   }
 
   async fanOut(notice: EventNotice, job: JobContext): Promise<void> {
@@ -77,7 +79,7 @@ export class NoticeSender implements OnModuleInit {
     const perRegistration = ids.map((registrationId) => ({
       id: derivedJobId(job.id, registrationId),
       data: (notice.message === 'event.changed'
-        ? { message: 'event.changed', registrationId, changes: notice.changes, sequence: notice.sequence }
+        ? { message: 'event.changed', registrationId, changes: notice.changes, changedAt: notice.changedAt }
         : { message: 'event.cancelled', registrationId }) as RegistrationNotice,
     }));
     await this.jobs.enqueueMany(REGISTRATION_NOTICES, perRegistration);
@@ -93,10 +95,10 @@ export class NoticeSender implements OnModuleInit {
     return template ? template.replaceAll('{id}', encodeURIComponent(event.id)).replaceAll('{slug}', encodeURIComponent(event.slug)) : null;
   }
 
-  /** A code per attendee, for an event with a place to check in at. */
+  /** A code per attendee, for an event with a place to check in at: in confirmations and reminders (as pretix's). */
   private async ticketCodes(notice: RegistrationNotice, facts: RegistrationFacts): Promise<Map<string, string>> {
     const codes = new Map<string, string>();
-    const withTickets = notice.message === 'registration.confirmed' || notice.message === 'registration.promoted';
+    const withTickets = ['registration.confirmed', 'registration.promoted', 'event.reminder'].includes(notice.message);
     if (!withTickets || facts.event.format === 'online') return codes;
     for (const attendee of facts.attendees) {
       codes.set(
@@ -119,8 +121,21 @@ function staleReason(notice: RegistrationNotice, facts: RegistrationFacts, user:
   switch (notice.message) {
     case 'registration.confirmed':
     case 'registration.promoted':
-    case 'event.changed':
       return status === 'confirmed' ? undefined : `the registration is ${status} now`;
+    case 'event.changed': {
+      if (status !== 'confirmed') return `the registration is ${status} now`;
+      const confirmedAt = facts.registration.confirmedAt;
+      if (confirmedAt && confirmedAt > new Date(notice.changedAt)) return 'confirmed after the change, with the new details';
+      const now = toldValues(facts.event);
+      const stillSo = notice.changes.some((change) =>
+        change.field === 'time'
+          ? change.after.startsAt === now.time.startsAt &&
+            change.after.endsAt === now.time.endsAt &&
+            change.after.timeZone === now.time.timeZone
+          : change.after === (change.field === 'venue' ? now.venue : now.onlineUrl),
+      );
+      return stillSo ? undefined : 'changed again since (that change is told)';
+    }
     case 'registration.waitlisted':
       return status === 'waitlisted' ? undefined : `the registration is ${status} now`;
     case 'event.reminder':
