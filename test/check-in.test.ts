@@ -86,6 +86,28 @@ describe('Check-in by ticket code', () => {
     expect(await t.get(IdTokenService).readHint(code!)).toBeNull();
   });
 
+  it('keeps publishing a retired key for ticket codes long after the OpenID Connect JWKS dropped it', async () => {
+    const event = await createEvent(t, owner, organizerId);
+    const { code } = await ticket(event);
+    const kid = (jwt.decode(code!, { complete: true }) as jwt.Jwt).header.kid!;
+    const kids = async (path: string) => ((await get<{ keys: { kid: string }[] }>(t.url, path)).body.keys ?? []).map((k) => k.kid);
+    const first = await get(t.url, '/check-in/keys');
+    expect([first.status, first.body]).toEqual([200, expect.anything()]);
+    expect(await kids('/check-in/keys')).toContain(kid);
+
+    await t.get(SigningKeysService).rotate();
+    t.clock.advance(2 * 3_600_000); // past the id_tokens the old key signed
+    expect(await kids('/oauth/discovery/keys')).not.toContain(kid);
+    const ticketKeys = await get<{ keys: { kid: string; alg: string }[] }>(t.url, '/check-in/keys');
+    expect(ticketKeys.headers.get('access-control-allow-origin')).toBe('*');
+    expect(ticketKeys.body.keys.map((k) => k.kid)).toContain(kid);
+    // The code mailed before the rotation still checks in.
+    expect(await mutate(t, owner, 'checkInAttendee', { code, eventId: event.id }, SCAN)).toMatchObject({ alreadyCheckedIn: false });
+
+    t.clock.advance(401 * 86_400_000);
+    expect(await kids('/check-in/keys')).not.toContain(kid);
+  });
+
   it('shows no code to anyone but the registrant, nor for an online event', async () => {
     const event = await createEvent(t, owner, organizerId);
     const { registration } = await ticket(event);

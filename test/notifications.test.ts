@@ -201,7 +201,7 @@ describe('mail to attendees', () => {
     registrationOf(await registerFor(t, late.token, event));
     const changed = await mailTo(ann.email, /^Changed:/);
     // The mail says the time it is now (calendar files count in whole seconds).
-    expect(Math.floor(calendarOf(changed).start.getFirstValue().toJSDate().getTime() / 1000)).toBe(
+    expect(Math.floor((calendarOf(changed).start.getFirstValue() as ICAL.Time).toJSDate().getTime() / 1000)).toBe(
       Math.floor(new Date(final.startsAt).getTime() / 1000),
     );
     await mailTo(late.email, /registered:/);

@@ -14,6 +14,7 @@ import { OrganizerMembersResolver, OrganizersResolver } from './organizers.resol
 import { OrganizersService } from './organizers.service.js';
 import { AttendeesResolver, RegistrationsResolver, ViewerListsResolver } from './registrations.resolver.js';
 import { RegistrationsService } from './registrations.service.js';
+import { TicketKeysController } from './ticket-keys.controller.js';
 import { TicketCodes } from './ticket-codes.js';
 import { TicketTypesResolver } from './ticket-types.resolver.js';
 import { TicketTypesService } from './ticket-types.service.js';
@@ -23,8 +24,9 @@ import { TicketTypesService } from './ticket-types.service.js';
  * Services hold every rule; the resolvers (and the legacy REST controllers) only translate.
  */
 @Module({
-  // OAuthModule: its signing keys sign ticket codes (TicketCodes), so one JWKS verifies both.
+  // OAuthModule: its signing keys sign ticket codes (TicketCodes); /check-in/keys publishes them longer.
   imports: [UsersModule, OAuthModule],
+  controllers: [TicketKeysController],
   providers: [
     EventTables,
     OrganizersService,

@@ -1,5 +1,7 @@
 import type PgBoss from 'pg-boss';
+import type pg from 'pg';
 import type { EntityManager } from 'typeorm';
+import { preparedName } from '../database/prepared-statements.js';
 import type { OwnedPool } from '../database/owned-pool.js';
 
 /**
@@ -14,11 +16,23 @@ export function poolDatabase(owned: OwnedPool): PgBoss.Db {
 /**
  * The transaction of a business change: a job enqueued here is written, or rolled back, with the
  * change (a transactional outbox). Logged as the transaction's other statements are.
+ *
+ * `named`: the statement runs as a named prepared statement on the transaction's connection (the
+ * serving pool on a PostgreSQL server that gives each connection its own session, as for
+ * PreparedStatements): pg-boss's insert takes about half a millisecond to plan, paid on every
+ * registration while it holds its event's row lock; prepared, each connection plans it once.
  */
-export function transactionDatabase(tx: EntityManager): PgBoss.Db {
+export function transactionDatabase(tx: EntityManager, named = false): PgBoss.Db {
   const runner = tx.queryRunner;
   if (!runner?.isTransactionActive) throw new Error('JobQueue.enqueue: `tx` must be the EntityManager of an open transaction');
   return {
-    executeSql: async (text, values) => ({ rows: ((await runner.query(text, values, true)) as { records: unknown[] }).records }),
+    executeSql: async (text, values) => {
+      if (!named || values.length === 0) {
+        return { rows: ((await runner.query(text, values, true)) as { records: unknown[] }).records };
+      }
+      tx.connection.logger.logQuery(text, values);
+      const client = (await runner.connect()) as pg.PoolClient;
+      return client.query({ name: preparedName(text), text, values });
+    },
   };
 }

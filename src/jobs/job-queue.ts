@@ -6,6 +6,8 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { JOB_SCHEMA } from '../database/migrations/1796200000002-job-queue.js';
 import { OwnedPool } from '../database/owned-pool.js';
+import type { DatabaseTarget } from '../database/database-target.js';
+import { DATABASE_TARGET } from '../database/database-tokens.js';
 import { Metrics } from '../metrics/metrics.js';
 import { poolDatabase, transactionDatabase } from './job-database.js';
 import { JobHandler, JobKind } from './job-kind.js';
@@ -47,6 +49,7 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
   private readonly logger = new Logger('Jobs');
   private readonly boss: PgBoss;
   private readonly kinds = new Map<string, { kind: JobKind<unknown>; handler?: JobHandler<unknown> }>();
+  private readonly namedStatements: boolean;
   private started = false;
   private readonly workers: QueueWorker<object>[] = [];
   private stopping?: Promise<void>;
@@ -57,7 +60,10 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
     @Inject(JOBS_WORK) private readonly work: boolean,
+    @Inject(DATABASE_TARGET) target: DatabaseTarget,
   ) {
+    // As PreparedStatements: the serving pool of a PostgreSQL server whose connections are sessions of their own.
+    this.namedStatements = work && target.kind === 'server' && target.pooling === 'session';
     this.boss = new PgBoss({
       db: poolDatabase(owned),
       schema: JOB_SCHEMA,
@@ -93,7 +99,7 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
       ...(options.id !== undefined && { id: options.id }),
       ...(options.startAfter !== undefined && { startAfter: options.startAfter }),
       expireInSeconds: kind.expireInSeconds,
-      ...(options.tx && { db: transactionDatabase(options.tx) }),
+      ...(options.tx && { db: transactionDatabase(options.tx, this.namedStatements) }),
     });
     if (id === null && options.id === undefined) {
       throw new Error(`No job queue "${kind.queue}": it is created at start-up of a server that declares it`);

@@ -52,6 +52,7 @@ export class SigningKeysService implements OnModuleInit {
   private readonly logger = new Logger(SigningKeysService.name);
   private active?: ActiveKey;
   private published?: { keys: PublicJwk[] };
+  private retained?: { keys: PublicJwk[] };
   /** Public keys by kid, for verifying tokens this server signed; a kid's key never changes. */
   private readonly verificationKeys = new Map<string, KeyObject>();
 
@@ -90,20 +91,33 @@ export class SigningKeysService implements OnModuleInit {
    */
   async jwks(): Promise<{ keys: PublicJwk[] }> {
     const oldest = new Date(this.clock.now().getTime() - this.config.oauth.accessTokenTtlMs - RETIRED_KEY_GRACE_MS);
+    this.published = await this.publicKeys(oldest, this.published);
+    return this.published;
+  }
+
+  /**
+   * Public keys of the active key and of keys retired less than `retainedMs` ago: for what is signed to be
+   * checked long after (ticket codes, verified offline by door apps while their event is still to come).
+   */
+  async jwksRetainedFor(retainedMs: number): Promise<{ keys: PublicJwk[] }> {
+    this.retained = await this.publicKeys(new Date(this.clock.now().getTime() - retainedMs), this.retained);
+    return this.retained;
+  }
+
+  private async publicKeys(oldest: Date, published: { keys: PublicJwk[] } | undefined): Promise<{ keys: PublicJwk[] }> {
     let rows: SigningKeyEntity[];
     try {
       rows = await this.keys.find({ where: { retiredAt: Or(IsNull(), MoreThan(oldest)) }, order: { createdAt: 'DESC' } });
     } catch (err) {
-      if (this.published && isDatabaseUnavailable(err)) return this.published;
+      if (published && isDatabaseUnavailable(err)) return published;
       throw err;
     }
-    this.published = {
+    return {
       keys: rows.map((row) => {
         const jwk = createPublicKey(row.publicKeyPem).export({ format: 'jwk' }) as { kty: string; n: string; e: string };
         return { kty: jwk.kty, n: jwk.n, e: jwk.e, kid: row.kid, use: 'sig', alg: 'RS256' };
       }),
     };
-    return this.published;
   }
 
   /**
