@@ -87,7 +87,7 @@ describe('Mailer through SMTP_URL', () => {
       );
       expect(lines).toContain('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
     } finally {
-      mailer.onModuleDestroy();
+      mailer.onApplicationShutdown();
     }
   });
 
@@ -103,7 +103,7 @@ describe('Mailer through SMTP_URL', () => {
       expect(smtp.tries()).toBe(2);
       expect(smtp.arrivals.map((a) => a.mail.messageId)).toEqual(['<job-42@agora.example.com>']);
     } finally {
-      mailer.onModuleDestroy();
+      mailer.onApplicationShutdown();
     }
   });
 
@@ -118,7 +118,7 @@ describe('Mailer through SMTP_URL', () => {
       expect(failure).toMatchObject({ responseCode: 550, permanent: true });
       expect(`${failure.message}\n${failure.stack}`).not.toContain(PASSWORD);
     } finally {
-      mailer.onModuleDestroy();
+      mailer.onApplicationShutdown();
     }
   });
 
@@ -131,7 +131,7 @@ describe('Mailer through SMTP_URL', () => {
       expect(failure).toMatchObject({ responseCode: 535 });
       expect(failure.message).not.toContain('not-the-password-at-all');
     } finally {
-      mailer.onModuleDestroy();
+      mailer.onApplicationShutdown();
     }
   });
 
@@ -143,7 +143,7 @@ describe('Mailer through SMTP_URL', () => {
     try {
       await expect(mailer.send(plain)).rejects.toThrow(/SMTP delivery failed: .*ECONNREFUSED/);
     } finally {
-      mailer.onModuleDestroy();
+      mailer.onApplicationShutdown();
       smtp = await startSmtpServer(); // for afterEach
     }
   });

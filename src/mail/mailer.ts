@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
 import { AppConfig, type MailAddress } from '../config/config.schema.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -11,15 +11,19 @@ import type { OutgoingMail } from './outgoing-mail.js';
  * MailDeliveryError otherwise: callers are jobs, which retry.
  */
 @Injectable()
-export class Mailer implements OnApplicationBootstrap, OnModuleDestroy {
+export class Mailer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(Mailer.name);
   private readonly transport: MailTransport;
   private readonly from: MailAddress;
 
   private readonly destination: string;
+  private readonly smtp: boolean;
+  private readonly production: boolean;
 
-  constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'mail' | 'database' | 'jobs'>) {
+  constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'mail' | 'database' | 'jobs' | 'env'>) {
     this.from = config.mail.from;
+    this.smtp = config.mail.smtpUrl !== undefined;
+    this.production = config.env === 'production';
     // Where mail goes, said once at start-up: the SMTP server's address without its credentials.
     this.destination = config.mail.smtpUrl
       ? `through the SMTP server at ${smtpServerOf(config.mail.smtpUrl)}`
@@ -31,6 +35,9 @@ export class Mailer implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     this.logger.log(`Mail from ${this.from.address} is ${this.destination}`);
+    if (this.production && !this.smtp) {
+      this.logger.warn('SMTP_URL is not set: mail is written to files on this machine, and nobody receives it (docs/mail.md)');
+    }
   }
 
   async send(mail: OutgoingMail): Promise<void> {
@@ -53,7 +60,8 @@ export class Mailer implements OnApplicationBootstrap, OnModuleDestroy {
     if (written) this.logger.log(`Mail to ${mail.to} "${mail.subject}" written to ${written}`);
   }
 
-  onModuleDestroy(): void {
+  /** After the jobs have stopped (their `beforeApplicationShutdown`): a mail still going out finishes. */
+  onApplicationShutdown(): void {
     this.transport.close();
   }
 
