@@ -2,6 +2,7 @@ import ICAL from 'ical.js';
 import jsQRModule from 'jsqr';
 import type { ParsedMail } from 'mailparser';
 import { PNG } from 'pngjs';
+import { UnsubscribeLinks } from '../src/notifications/unsubscribe-links.js';
 import { UsersService } from '../src/users/users.service.js';
 import { createEvent, createOrganizer, mutate, registerFor, registrationOf } from './support/events.js';
 import { createUserWithToken } from './support/fixtures.js';
@@ -263,6 +264,25 @@ describe('mail to attendees', () => {
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(mailsTo(bob.email).filter((m) => /^Reminder:/.test(m.subject ?? ''))).toHaveLength(0);
   }, 45_000);
+
+  it('takes the one-click POST as multipart/form-data too (what RFC 8058 recommends), and only there', async () => {
+    const ann = await attendee();
+    const link = t.get(UnsubscribeLinks).url(ann.id).replace(t.config.baseUrl, t.url);
+    const form = new FormData();
+    form.set('List-Unsubscribe', 'One-Click');
+    const res = await fetch(link, { method: 'POST', body: form });
+    expect(res.status).toBe(200);
+    expect((await t.get(UsersService).findById(ann.id))?.mailReminders).toBe(false);
+
+    const elsewhere = await fetch(`${t.url}/api/check_ins`, { method: 'POST', body: form });
+    expect(elsewhere.status).toBe(415);
+    const broken = await fetch(link, {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+      body: 'not a form',
+    });
+    expect(broken.status).toBe(422);
+  });
 
   it('refuses an unsubscribe address that is not ours, and asks before unsubscribing in a browser', async () => {
     const forged = await fetch(`${t.url}/mail/unsubscribe?token=abc`, {
