@@ -6,7 +6,10 @@ import pg from 'pg';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { descendantsOf, freePort, load, LoadResult, ownCpuMicros, startProcess, stopProcess } from './harness.js';
+import { SMTPServer } from 'smtp-server';
+import { generateSecret, hashSecret, SecretPrefix } from '../src/auth/secret-token.js';
+import { toGlobalId } from '../src/graphql/global-id.js';
+import { descendantsOf, freePort, load, LoadResult, ownCpuMicros, processCpuMicros, startProcess, stopProcess } from './harness.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -544,11 +547,342 @@ async function coresBenchmark(): Promise<string> {
   });
 }
 
+/** Personal tokens of users inserted in bulk (argon2 would make a thousand sign-ups slow; they never sign in). */
+async function insertUsersWithTokens(databaseUrl: string, tag: string, count: number): Promise<string[]> {
+  const tokens = Array.from({ length: count }, () => generateSecret(SecretPrefix.personalAccessToken));
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    // Stored as the code stores them: the SHA-256 of the whole token (hashSecret).
+    await client.query(
+      `WITH u AS (
+         INSERT INTO users (username, email, name, password_hash)
+         SELECT $1 || '-' || n, $1 || '-' || n || '@example.com', 'Bench user ' || n, 'not-a-password-hash'
+           FROM generate_series(1, $2::int) AS n
+         RETURNING id, username)
+       INSERT INTO personal_access_tokens (user_id, name, token_hash, scopes)
+       SELECT u.id, 'bench', h.hash, ARRAY['api'] FROM u JOIN unnest($3::text[]) WITH ORDINALITY AS h(hash, n) ON u.username = $1 || '-' || h.n`,
+      [tag, count, tokens.map(hashSecret)],
+    );
+    await client.query('ANALYZE users; ANALYZE personal_access_tokens');
+  } finally {
+    await client.end();
+  }
+  return tokens;
+}
+
+/** A published in-person event (a week ahead) with `capacity` seats and one free ticket type; its global ids. */
+async function insertRaceEvent(databaseUrl: string, capacity: number): Promise<{ eventId: string; ticketTypeId: string }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ event_id: string; ticket_type_id: string }>(
+      `WITH o AS (
+         INSERT INTO organizers (slug, name) VALUES ('bench-race', 'Bench organizer')
+         ON CONFLICT (slug) DO UPDATE SET name = excluded.name RETURNING id),
+       e AS (
+         INSERT INTO events (organizer_id, slug, title, starts_at, ends_at, time_zone, format, venue_name, venue_address, venue_city,
+                             venue_country, capacity, status, visibility, published_at)
+         SELECT o.id, 'race-' || md5(random()::text), 'Race for seats', now() + interval '7 days', now() + interval '7 days 2 hours',
+                'Europe/Paris', 'in_person', 'La Gaîté Lyrique', '3bis rue Papin', 'Paris', 'FR', $1, 'published', 'public', now()
+           FROM o
+         RETURNING id)
+       INSERT INTO ticket_types (event_id, name, price_amount, price_currency, quantity)
+       SELECT id, 'General admission', 0, 'EUR', NULL FROM e RETURNING event_id, id AS ticket_type_id`,
+      [capacity],
+    );
+    const row = rows[0]!;
+    return { eventId: toGlobalId('Event', row.event_id), ticketTypeId: toGlobalId('TicketType', row.ticket_type_id) };
+  } finally {
+    await client.end();
+  }
+}
+
+const REGISTER = `mutation Register($input: RegisterForEventInput!) {
+  registerForEvent(input: $input) { registration { id status } userErrors { code message } }
+}`;
+
+interface RaceResult {
+  inFlight: number;
+  seconds: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  confirmed: number;
+  waitlisted: number;
+  errors: number;
+  /** Server CPU per registration, µs. */
+  cpuUs?: number;
+}
+
+/** Every token registers once for the event, `inFlight` requests at a time; wall time from the first request to the last answer. */
+async function race(
+  url: string,
+  pid: number,
+  tokens: string[],
+  event: { eventId: string; ticketTypeId: string },
+  inFlight: number,
+): Promise<RaceResult> {
+  const latencies: number[] = [];
+  let confirmed = 0;
+  let waitlisted = 0;
+  let errors = 0;
+  let next = 0;
+  const one = async (token: string, n: number) => {
+    const started = performance.now();
+    try {
+      const response = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'private-token': token },
+        body: JSON.stringify({
+          query: REGISTER,
+          variables: { input: { ...event, attendees: [{ name: `Racer ${n}`, email: `racer-${n}@example.com` }] } },
+        }),
+      });
+      const body = (await response.json()) as {
+        data?: { registerForEvent?: { registration: { status: string } | null; userErrors: unknown[] } };
+        errors?: unknown[];
+      };
+      const status = body.data?.registerForEvent?.registration?.status;
+      if (status === 'CONFIRMED') confirmed++;
+      else if (status === 'WAITLISTED') waitlisted++;
+      else {
+        if (errors === 0) console.error(`registration failed: ${response.status} ${JSON.stringify(body)}`);
+        errors++;
+      }
+    } catch (err) {
+      if (errors === 0) console.error(err);
+      errors++;
+    }
+    latencies.push(performance.now() - started);
+  };
+  const cpuBefore = processCpuMicros(pid);
+  const startedAt = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < tokens.length) {
+        const n = next++;
+        await one(tokens[n]!, n);
+      }
+    }),
+  );
+  const seconds = (performance.now() - startedAt) / 1000;
+  const cpuAfter = processCpuMicros(pid);
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!);
+  return {
+    inFlight,
+    seconds,
+    perSecond: tokens.length / seconds,
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+    confirmed,
+    waitlisted,
+    errors,
+    cpuUs: cpuBefore !== undefined && cpuAfter !== undefined ? Math.round((cpuAfter - cpuBefore) / tokens.length) : undefined,
+  };
+}
+
+/** A real SMTP server in the bench's process that takes every mail at once (no login, no parsing) and counts them. */
+async function startMailSink(): Promise<{ url: string; arrived: () => number; close: () => Promise<void> }> {
+  let arrived = 0;
+  const server = new SMTPServer({
+    logger: false,
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    onData(stream, _session, callback) {
+      stream.on('end', () => {
+        arrived++;
+        callback();
+      });
+      stream.resume();
+    },
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.server.address() as { port: number };
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    arrived: () => arrived,
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  };
+}
+
+/** Mail jobs due and not done (waiting or running), and those that failed for good, in pg-boss's table. */
+async function mailQueue(client: pg.Client): Promise<{ due: number; failed: number }> {
+  const { rows } = await client.query<{ due: number; failed: number }>(
+    `SELECT count(*) FILTER (WHERE state IN ('created', 'retry', 'active') AND start_after <= now())::int AS due,
+            count(*) FILTER (WHERE state = 'failed')::int AS failed
+       FROM pgboss.job WHERE name = 'registration-notices'`,
+  );
+  return rows[0]!;
+}
+
+interface DrainResult {
+  /** Mail jobs due or running when the race ended. */
+  depth: number;
+  /** Mails the sink had from this race when it ended. */
+  deliveredDuringRace: number;
+  /** From the race's end until every mail arrived and no mail job was due or running. */
+  seconds: number;
+  /** Mails delivered per second after the race (those left at its end over the time they took). */
+  perSecond: number;
+  /** Server CPU per mail delivered after the race, µs (render, ticket codes, SMTP, the job's own statements). */
+  cpuUsPerMail?: number;
+  failed: number;
+}
+
+/** Waits until `expected` mails have arrived since `before` and the queue has nothing due; times it from now. */
+async function drain(
+  databaseUrl: string,
+  pid: number,
+  sink: { arrived: () => number },
+  before: number,
+  expected: number,
+): Promise<DrainResult> {
+  const startedAt = performance.now();
+  const cpuBefore = processCpuMicros(pid);
+  const deliveredDuringRace = sink.arrived() - before;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { due: depth } = await mailQueue(client);
+    const deadline = startedAt + DRAIN_TIMEOUT_MS;
+    for (;;) {
+      const state = await mailQueue(client);
+      if (sink.arrived() - before >= expected && state.due === 0) {
+        const seconds = (performance.now() - startedAt) / 1000;
+        const cpuAfter = processCpuMicros(pid);
+        const mails = expected - deliveredDuringRace;
+        return {
+          depth,
+          deliveredDuringRace,
+          seconds,
+          perSecond: mails / seconds,
+          cpuUsPerMail:
+            cpuBefore !== undefined && cpuAfter !== undefined && mails > 0 ? Math.round((cpuAfter - cpuBefore) / mails) : undefined,
+          failed: state.failed,
+        };
+      }
+      if (performance.now() > deadline)
+        throw new Error(
+          `the mail queue did not drain in ${DRAIN_TIMEOUT_MS / 1000} s: ${sink.arrived() - before} of ${expected} mails, ${state.due} jobs due`,
+        );
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+const RACE_USERS = 1_000;
+const RACE_SEATS = 100;
+const WARMUP_USERS = 100;
+const DRAIN_TIMEOUT_MS = 600_000;
+/** Mail off and on take turns, so a drift of the shared machine's load does not favour either. */
+const MAIL_ORDER = [false, true, true, false];
+const IN_FLIGHT = [50, 200];
+
+/**
+ * The registration path with its mail job (the outbox write in the registration's transaction) against
+ * the same without (ATTENDEE_MAIL=false), in one run: 1,000 registrations racing for 100 seats; and how
+ * fast the queue then delivers the 1,000 mails to a real SMTP server.
+ */
+async function registrationsBenchmark(): Promise<string> {
+  const sink = await startMailSink();
+  try {
+    return await withBenchDatabase(async (env) => {
+      const racers = await insertUsersWithTokens(env.DATABASE_URL, 'racer', RACE_USERS);
+      const warmers = await insertUsersWithTokens(env.DATABASE_URL, 'warmer', WARMUP_USERS);
+      const runs: { mail: boolean; race: RaceResult; drain?: DrainResult }[] = [];
+      for (const mail of MAIL_ORDER) {
+        const mode = mail ? 'mail on' : 'mail off';
+        await serveAgora({ ...env, ATTENDEE_MAIL: String(mail), SMTP_URL: sink.url }, async ({ url, pid }) => {
+          // Warm-up: the code paths compiled and the pools filled (and, mail on, the sender) before measuring.
+          const warmup = await insertRaceEvent(env.DATABASE_URL, 10);
+          const before = sink.arrived();
+          const warm = await race(url, pid, warmers, warmup, 50);
+          if (warm.errors > 0) throw new Error(`${mode}: errors in the warm-up`);
+          if (mail) await drain(env.DATABASE_URL, pid, sink, before, WARMUP_USERS);
+          for (const inFlight of IN_FLIGHT) {
+            const event = await insertRaceEvent(env.DATABASE_URL, RACE_SEATS);
+            const sent = sink.arrived();
+            const result = await race(url, pid, racers, event, inFlight);
+            const drained = mail ? await drain(env.DATABASE_URL, pid, sink, sent, RACE_USERS) : undefined;
+            if (!mail && sink.arrived() !== sent) throw new Error('mail off, yet mail arrived');
+            console.error(
+              `${mode}, ${inFlight} in flight: ${result.seconds.toFixed(2)} s, ${Math.round(result.perSecond)} registrations/s, ` +
+                `${result.cpuUs} µs CPU each, p99 ${result.p99Ms} ms, ${result.confirmed} confirmed, ${result.waitlisted} waitlisted, ${result.errors} errors` +
+                (drained
+                  ? `; queue ${drained.depth} deep at the end, ${drained.deliveredDuringRace} mails delivered during the race, drained in ${drained.seconds.toFixed(1)} s (${Math.round(drained.perSecond)} mails/s, ${drained.cpuUsPerMail} µs CPU each)`
+                  : ''),
+            );
+            runs.push({ mail, race: result, drain: drained });
+          }
+        });
+      }
+
+      const median = (values: number[]) => {
+        const sorted = [...values].sort((a, b) => a - b);
+        const mid = Math.floor(sorted.length / 2);
+        return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+      };
+      const of = (mail: boolean, inFlight: number) => runs.filter((r) => r.mail === mail && r.race.inFlight === inFlight);
+      const right = (r: RaceResult) => r.confirmed === RACE_SEATS && r.waitlisted === RACE_USERS - RACE_SEATS && r.errors === 0;
+      const allRight = runs.every((r) => right(r.race) && (!r.drain || r.drain.failed === 0));
+      const ratios = IN_FLIGHT.map((inFlight) => {
+        const off = median(of(false, inFlight).map((r) => r.race.seconds));
+        const on = median(of(true, inFlight).map((r) => r.race.seconds));
+        return { inFlight, off, on, ratio: off / on };
+      });
+      const drains = runs.flatMap((r) => (r.drain ? [r.drain] : []));
+      const [main] = ratios;
+      return [
+        '### Registrations: 1,000 racing for 100 seats, with and without their mail',
+        '',
+        `${RACE_USERS.toLocaleString('en')} users, each with a personal token, register for one published event of ${RACE_SEATS} seats`,
+        `(\`registerForEvent\`, one attendee each; ${IN_FLIGHT.join(' then ')} requests in flight), on PostgreSQL, a fresh event for each race.`,
+        'Mail off is `ATTENDEE_MAIL=false` (no mail job written); mail on writes one job per registration in its transaction,',
+        'sent by the same server (default `JOBS_CONCURRENCY`) to a real SMTP server in the benchmark process that accepts',
+        `every mail at once. Each mode has its own server process, in the order ${MAIL_ORDER.map((m) => (m ? 'on' : 'off')).join(', ')},`,
+        `each warmed up by ${WARMUP_USERS} registrations first. "Drained" is the time from a race's last answer until all`,
+        `${RACE_USERS.toLocaleString('en')} mails arrived and no mail job was due or running (the reminders, due the day before the event, aside).`,
+        '',
+        '| mail | in flight | wall time s | registrations/s | server CPU µs/registration | p50 ms | p99 ms | confirmed / waitlisted | errors | queue depth at the end | mails delivered during the race | drained in s | mails/s after the race | server CPU µs/mail after the race |',
+        '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+        ...runs.map(
+          ({ mail, race: r, drain: d }) =>
+            `| ${mail ? 'on' : 'off'} | ${r.inFlight} | ${r.seconds.toFixed(2)} | ${Math.round(r.perSecond)} | ${r.cpuUs ?? ''} | ${r.p50Ms} | ${r.p99Ms} | ${r.confirmed} / ${r.waitlisted} | ${r.errors} | ${
+              d
+                ? `${d.depth} | ${d.deliveredDuringRace} | ${d.seconds.toFixed(1)} | ${Math.round(d.perSecond)} | ${d.cpuUsPerMail ?? ''}`
+                : ' | | | | '
+            } |`,
+        ),
+        '',
+        ...ratios.map(
+          ({ inFlight, off, on, ratio }) =>
+            `**${inFlight} in flight: ${ratio.toFixed(2)}×** the registrations per second of mail off with mail on (medians: ${on.toFixed(2)} s against ${off.toFixed(2)} s)${
+              inFlight === main!.inFlight
+                ? `: target ≥ 0.9×, 100 confirmed and 900 waitlisted every time: ${ratio >= 0.9 && allRight ? 'met' : 'NOT met'}`
+                : ''
+            }.`,
+        ),
+        '',
+        `**Drain:** ${drains.map((d) => `${d.seconds.toFixed(1)} s`).join(', ')} (median ${Math.round(median(drains.map((d) => d.perSecond)))} mails/s after the race; ` +
+          `${Math.round(median(drains.map((d) => d.depth)))} jobs waiting at a race's end, median), ${drains.every((d) => d.failed === 0) ? 'no job failed' : '**some jobs failed**'}.`,
+        ...(allRight ? [] : ['', '**Wrong outcome in some race** (see the table).']),
+      ].join('\n');
+    });
+  } finally {
+    await sink.close();
+  }
+}
+
 const BENCHMARKS: Record<string, () => Promise<string>> = {
   viewer: viewerBenchmark,
   token: tokenBenchmark,
   events: eventsBenchmark,
   cores: coresBenchmark,
+  registrations: registrationsBenchmark,
 };
 
 async function main(): Promise<void> {
