@@ -52,7 +52,12 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
     @Inject(JOBS_WORK) private readonly work: boolean,
   ) {
     this.boss = new PgBoss({
-      db: poolDatabase(owned),
+      db: poolDatabase(owned, JOB_SCHEMA, (err) =>
+        this.logger.warn(
+          `Job queue: an attempt's outcome could not be recorded (${err instanceof Error ? err.message : String(err)}); ` +
+            'the job is retried once its attempt expires',
+        ),
+      ),
       schema: JOB_SCHEMA,
       migrate: false,
       supervise: work,
