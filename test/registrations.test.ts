@@ -19,7 +19,9 @@ describe('Registrations: capacity, waitlist and per-order limits', () => {
   let organizerId: string;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // The races below send 200 requests at once to a pool of 10 connections, whose mail jobs run beside
+    // them: they count seats, so a loaded machine must queue them rather than shed them (503 after 2 s).
+    t = await startTestApp({ DATABASE_POOL_WAIT_TIMEOUT_MS: '30000' });
     owner = (await createUserWithToken(t)).token;
     organizerId = (await createOrganizer(t, owner)).id;
   });

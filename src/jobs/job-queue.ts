@@ -5,6 +5,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { JOB_SCHEMA } from '../database/migrations/1796200000002-job-queue.js';
+import { isDatabaseUnavailable } from '../database/database-unavailable.js';
 import { OwnedPool } from '../database/owned-pool.js';
 import type { DatabaseTarget } from '../database/database-target.js';
 import { DATABASE_TARGET } from '../database/database-tokens.js';
@@ -35,6 +36,8 @@ const ARCHIVE_FAILED_AFTER_SECONDS = 30 * 86400;
 /** How often one process (whichever takes the turn) expires attempts of dead processes and archives. */
 const MAINTENANCE_INTERVAL_SECONDS = 5;
 const POLLING_INTERVAL_MS = 1000;
+/** The advisory lock under which processes set up the queues, one at a time. */
+const QUEUE_SETUP_LOCK = 727_274_004;
 
 /**
  * The durable job queue (pg-boss on the service's database; docs/operations.md, "Jobs"). At least
@@ -131,9 +134,9 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.ensureQueues();
+    await this.settingUp('create the job queues', () => this.ensureQueues());
     if (!this.work) return;
-    await this.boss.start();
+    await this.settingUp('start the job queue', () => this.boss.start());
     this.started = true;
     for (const { kind, handler } of this.kinds.values()) {
       if (!handler) continue;
@@ -218,21 +221,67 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
 
   private readonly query = (text: string, values: unknown[]) => this.owned.pool.query(text, values);
 
-  /** Every declared kind has its queue, with the retry settings of the configuration. */
+  /**
+   * A step of start-up that a busy or briefly unreachable database must not turn into a dead process (a
+   * worker of WORKERS starting beside the others on a loaded machine can wait past the pool's bound):
+   * tried again for about 30 s while the database is unavailable, then the error stands.
+   */
+  private async settingUp(what: string, step: () => Promise<unknown>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await step();
+        return;
+      } catch (err) {
+        if (!isDatabaseUnavailable(err) || attempt >= 6) throw err;
+        this.logger.warn(`Could not ${what} yet (${err instanceof Error ? err.message : String(err)}); trying again`);
+        await new Promise((resolve) => setTimeout(resolve, 1000 * 2 ** (attempt - 1)));
+      }
+    }
+  }
+
+  /**
+   * Every declared kind has its queue, with the retry settings of the configuration. In one transaction
+   * under an advisory lock: pg-boss's createQueue (a partition per queue) deadlocks when two processes
+   * create the same queue at once (instances, WORKERS, the CLI starting together on a fresh database).
+   */
   private async ensureQueues(): Promise<void> {
     const { retryLimit, retryDelaySeconds } = this.config.jobs;
-    for (const { kind } of this.kinds.values()) {
-      const options = { retryLimit, retryDelay: retryDelaySeconds, retryBackoff: true, expireInSeconds: kind.expireInSeconds };
-      const existing = await this.boss.getQueue(kind.queue);
-      if (!existing) await this.boss.createQueue(kind.queue, { name: kind.queue, policy: 'standard', ...options });
-      else if (
-        existing.retryLimit !== retryLimit ||
-        existing.retryDelay !== retryDelaySeconds ||
-        existing.retryBackoff !== true ||
-        existing.expireInSeconds !== kind.expireInSeconds
-      ) {
-        await this.boss.updateQueue(kind.queue, { name: kind.queue, policy: 'standard', ...options });
+    const client = await this.owned.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [QUEUE_SETUP_LOCK]);
+      for (const { kind } of this.kinds.values()) {
+        const options = {
+          policy: 'standard',
+          retryLimit,
+          retryDelay: retryDelaySeconds,
+          retryBackoff: true,
+          expireInSeconds: kind.expireInSeconds,
+        };
+        const { rows } = await client.query<{ retry_limit: number; retry_delay: number; retry_backoff: boolean; expire_seconds: number }>(
+          `SELECT retry_limit, retry_delay, retry_backoff, expire_seconds FROM ${JOB_SCHEMA}.queue WHERE name = $1`,
+          [kind.queue],
+        );
+        const existing = rows[0];
+        if (!existing) await client.query(`SELECT ${JOB_SCHEMA}.create_queue($1, $2)`, [kind.queue, options]);
+        else if (
+          existing.retry_limit !== retryLimit ||
+          existing.retry_delay !== retryDelaySeconds ||
+          existing.retry_backoff !== true ||
+          existing.expire_seconds !== kind.expireInSeconds
+        ) {
+          await client.query(
+            `UPDATE ${JOB_SCHEMA}.queue SET retry_limit = $2, retry_delay = $3, retry_backoff = true, expire_seconds = $4, updated_on = now() WHERE name = $1`,
+            [kind.queue, retryLimit, retryDelaySeconds, kind.expireInSeconds],
+          );
+        }
       }
+      await client.query('COMMIT');
+      client.release();
+    } catch (err) {
+      // A connection whose transaction failed half-way is not given back to the pool as it is.
+      client.release(err instanceof Error ? err : new Error(String(err)));
+      throw err;
     }
   }
 }
