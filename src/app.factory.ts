@@ -1,6 +1,7 @@
 import fastifyCookie, { type CookieSerializeOptions, type ParseOptions } from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
 import { acceptOneClickMultipart } from './notifications/one-click-form.js';
+import { RequestLoad } from './jobs/request-load.js';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
@@ -97,6 +98,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
   app.get(HttpMetrics).attach(fastify);
   app.get(PageRenderer).attach(fastify);
   acceptOneClickMultipart(fastify);
+  app.get(RequestLoad).attach(fastify);
   fastify.decorateRequest('principal', null);
   fastify.decorate('protectedResourceMetadataUrl', protectedResourceMetadataUrl(config.baseUrl));
   app.get(LegacyOpenApi).attach(app, LegacyApiModule, { baseUrl: config.baseUrl, sunset: config.legacyApi.sunset });

@@ -16,6 +16,7 @@ import { JOBS_WORK } from './jobs.tokens.js';
 import { findJob, JobListState, JobRecord, listJobs } from './job-records.js';
 import { QueueState, readQueueStates } from './queue-states.js';
 import { QueueWorker } from './queue-worker.js';
+import { RequestLoad } from './request-load.js';
 
 export interface EnqueueOptions {
   /** The transaction of the change the job is about: the job commits or rolls back with it. */
@@ -36,6 +37,8 @@ const ARCHIVE_FAILED_AFTER_SECONDS = 30 * 86400;
 /** How often one process (whichever takes the turn) expires attempts of dead processes and archives. */
 const MAINTENANCE_INTERVAL_SECONDS = 5;
 const POLLING_INTERVAL_MS = 1000;
+/** Requests answered at once from which jobs give way to them (see QueueWorker). */
+const BUSY_REQUESTS = 16;
 /** The advisory lock under which processes set up the queues, one at a time. */
 const QUEUE_SETUP_LOCK = 727_274_004;
 
@@ -64,6 +67,7 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
     private readonly metrics: Metrics,
     @Inject(JOBS_WORK) private readonly work: boolean,
     @Inject(DATABASE_TARGET) target: DatabaseTarget,
+    private readonly load: RequestLoad,
   ) {
     // As PreparedStatements: the serving pool of a PostgreSQL server whose connections are sessions of their own.
     this.namedStatements = work && target.kind === 'server' && target.pooling === 'session';
@@ -144,6 +148,7 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
         concurrency: this.config.jobs.concurrency,
         pollMs: POLLING_INTERVAL_MS,
         database: poolDatabase(this.owned),
+        busy: this.busy,
         metrics: this.metrics,
         logger: this.logger,
       });
@@ -220,6 +225,12 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
   }
 
   private readonly query = (text: string, values: unknown[]) => this.owned.pool.query(text, values);
+
+  /**
+   * Whether a burst of requests is being answered (BUSY_REQUESTS or more at once): jobs then give way for
+   * up to 3 s at a time (QueueWorker). Ordinary traffic does not hold them back.
+   */
+  private readonly busy = () => this.load.current >= BUSY_REQUESTS;
 
   /**
    * A step of start-up that a busy or briefly unreachable database must not turn into a dead process (a

@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { JobQueue } from './job-queue.js';
+import { RequestLoad } from './request-load.js';
 import { JOBS_WORK } from './jobs.tokens.js';
 
 /**
@@ -12,8 +13,8 @@ export class JobsModule {
   static forRoot({ work }: { work: boolean }): DynamicModule {
     return {
       module: JobsModule,
-      providers: [{ provide: JOBS_WORK, useValue: work }, JobQueue],
-      exports: [JobQueue],
+      providers: [{ provide: JOBS_WORK, useValue: work }, JobQueue, RequestLoad],
+      exports: [JobQueue, RequestLoad],
     };
   }
 }

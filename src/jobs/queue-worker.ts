@@ -8,11 +8,21 @@ export interface QueueWorkerOptions {
   concurrency: number;
   /** The wait between two looks at an empty queue. */
   pollMs: number;
+  /**
+   * Whether the process is busy answering requests: jobs then wait (up to MAX_YIELD_MS), so that a burst
+   * of requests is not slowed by work that can come a moment later.
+   */
+  busy: () => boolean;
   /** pg-boss's statements (the service's pool): the worker notices when they fail. */
   database: PgBoss.Db;
   metrics: Metrics;
   logger: Logger;
 }
+
+/** Requests go first for at most this long; then one round of jobs runs whatever the load. */
+const MAX_YIELD_MS = 3000;
+const YIELD_STEP_MS = 200;
+const WORK_SLICE_MS = 1000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -68,7 +78,21 @@ export class QueueWorker<T extends object> {
   }
 
   private async work(): Promise<void> {
+    // While requests crowd in, jobs wait up to MAX_YIELD_MS, then work freely for WORK_SLICE_MS before
+    // they may wait again: under a load that never ends, jobs still get a quarter of the time.
+    let yieldingSince: number | undefined;
+    let workingSince = -Infinity;
     while (!this.stopped) {
+      const now = performance.now();
+      if (now - workingSince > WORK_SLICE_MS && this.options.busy()) {
+        yieldingSince ??= now;
+        if (now - yieldingSince < MAX_YIELD_MS) {
+          await this.idle(YIELD_STEP_MS);
+          continue;
+        }
+        workingSince = now;
+      }
+      yieldingSince = undefined;
       const free = this.options.concurrency - this.running.size;
       if (free <= 0) {
         await this.idle(this.options.pollMs);
