@@ -1,18 +1,8 @@
+import type { QueueGaugeState } from '../metrics/metrics.js';
 import { JOB_SCHEMA } from '../database/migrations/1796200000002-job-queue.js';
 
-/** One queue as operators watch it (/metrics, `jobs:list`). */
-export interface QueueState {
-  queue: string;
-  /** Jobs due now and not taken yet (new, or waiting for a retry whose time has come). */
-  waiting: number;
-  /** Jobs due later: a retry's backoff, or a job to run at a set time. */
-  scheduled: number;
-  active: number;
-  /** Jobs whose retries ran out: the dead letters. */
-  failed: number;
-  /** How long the oldest waiting job has been due, in seconds; 0 when none waits. */
-  oldestWaitingSeconds: number;
-}
+/** One queue as operators watch it (/metrics, `jobs:list`): the metrics' own shape of it. */
+export type QueueState = QueueGaugeState;
 
 type Query = (text: string, values: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
 

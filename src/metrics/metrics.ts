@@ -7,13 +7,17 @@ import { metricsServed } from '../config/config.schema.js';
 import { OwnedPool } from '../database/owned-pool.js';
 import { aggregatedScrape } from './cluster-metrics.js';
 
-/** One job queue's state at a scrape (the job queue's `QueueState`). */
+/** One job queue's state at a scrape (src/jobs/queue-states.ts reads it). */
 export interface QueueGaugeState {
   queue: string;
+  /** Jobs due now and not taken yet (new, or waiting for a retry whose time has come). */
   waiting: number;
+  /** Jobs due later: a retry's backoff, or a job to run at a set time. */
   scheduled: number;
   active: number;
+  /** Jobs whose retries ran out: the dead letters. */
   failed: number;
+  /** How long the oldest waiting job has been due, in seconds; 0 when none waits. */
   oldestWaitingSeconds: number;
 }
 
