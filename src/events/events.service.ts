@@ -227,18 +227,19 @@ export class EventsService {
     const now = this.clock.now();
     const cancelled = await reader.changeEvent(eventId, async (tx, current) => {
       if (current?.status !== 'published') throw new EventError('EVENT_NOT_DRAFT', 'Only a published event can be cancelled.', 'eventId');
-      // One statement: the event, its registrations (the ones this cancellation ends, returned) and its counters.
+      // One statement: the event, its registrations and its counters. The registrations it ends are told
+      // by the notice's fan-out, which finds them by `cancelled_by` (src/notifications/notice-sender.ts).
       const [[row]] = (await tx.query(
         `WITH ended AS (
            UPDATE registrations SET status = 'cancelled', cancelled_at = $2, cancelled_by = 'event_cancelled', updated_at = $2
-            WHERE event_id = $1 AND status <> 'cancelled' RETURNING id),
+            WHERE event_id = $1 AND status <> 'cancelled'),
          unsold AS (UPDATE ticket_types SET sold = 0 WHERE event_id = $1 AND sold <> 0)
          UPDATE events e SET status = 'cancelled', cancelled_at = $2, updated_at = $2, confirmed_seats = 0 WHERE e.id = $1
-         RETURNING ${events.select}, ARRAY(SELECT id FROM ended) AS ended_registration_ids`,
+         RETURNING ${events.select}`,
         [eventId, now],
-      )) as [(Record<string, unknown> & { ended_registration_ids: string[] })[], number];
+      )) as [Record<string, unknown>[], number];
       await this.notices.event(tx, { message: 'event.cancelled', eventId });
-      return { row: row!, endedRegistrationIds: row!.ended_registration_ids };
+      return { row: row! };
     });
     return events.map(cancelled.row);
   }
