@@ -6,6 +6,7 @@ import { DeviceAuthorizationsService } from '../../src/oauth/device-authorizatio
 import { PersonalTokensService } from '../../src/personal-tokens/personal-tokens.service.js';
 import { UsersService } from '../../src/users/users.service.js';
 import { ROOT } from '../support/processes.js';
+import { UnsubscribeLinks } from '../../src/notifications/unsubscribe-links.js';
 import { freePort, startTestApp, TestApp } from '../support/test-app.js';
 import { launchChromium } from './chromium.js';
 
@@ -43,6 +44,7 @@ const data = {
   publicApplicationId: '',
   selfRegisteredClientId: '',
   selfRegisteredUserCode: '',
+  unsubscribePath: '',
 };
 
 interface PageCase {
@@ -113,6 +115,17 @@ const PAGES: PageCase[] = [
     open: visit(() => `/oauth/authorize?client_id=no-such-client&redirect_uri=${encodeURIComponent(LONG_REDIRECT)}`, '.alert.error'),
   },
   { name: 'home', signedIn: true, open: visit(() => '/') },
+  { name: 'unsubscribe', signedIn: false, open: visit(() => data.unsubscribePath, 'text=Stop reminders?') },
+  {
+    name: 'unsubscribe-done',
+    signedIn: false,
+    open: async (page) => {
+      await visit(() => data.unsubscribePath, 'text=Stop reminders?')(page);
+      await page.click('button:has-text("Unsubscribe")');
+      await page.waitForSelector('text=gets no more reminders');
+    },
+  },
+  { name: 'unsubscribe-invalid', signedIn: false, open: visit(() => '/mail/unsubscribe?token=abc', 'text=This link is not valid') },
   { name: 'account', signedIn: true, open: visit(() => '/account', 'tbody tr') },
   {
     name: 'account-token-created',
@@ -305,6 +318,7 @@ beforeAll(async () => {
     .get(PersonalTokensService)
     .create(user.id, { name: 'nightly export of the flight research schedule', scopes: ['api', 'read_api'] });
   data.tokenId = personalToken.id;
+  data.unsubscribePath = new URL(t.get(UnsubscribeLinks).url(user.id)).pathname + new URL(t.get(UnsubscribeLinks).url(user.id)).search;
   const applications = t.get(ApplicationsService);
   const { application } = await applications.create(user.id, {
     name: 'Mission Planner for the Flight Research Division',
