@@ -1,8 +1,9 @@
 // The layers of src/ (docs/architecture.md, "Layers"), checked by `npm run lint:layers` in CI:
 //   foundation  config, clock, errors, logging, database: know no feature;
-//   features    auth, users, sessions, personal-tokens, oauth, events, housekeeping, health, shutdown,
-//               metrics, telemetry, cluster, and the transports' infrastructure graphql and web: use the foundation and each other's
-//               services and models, never each other's entities;
+//   features    auth, users, sessions, account-links, two-factor, passkeys, security-notices, account-mail, personal-tokens,
+//               oauth, events, notifications, mail, jobs, housekeeping, health, shutdown, metrics, telemetry, cluster, and the
+//               transports' infrastructure graphql and web (every folder of src/ that is neither foundation, edge nor
+//               application): use the foundation and each other's services and models, never each other's entities;
 //   edges       dashboard, legacy-api: pages and REST over the features' services;
 //   application app.module, app.factory, main, cli: wire everything; nothing imports them.
 const FOUNDATION = '^src/(config|clock|errors|logging|database)/';

@@ -3,7 +3,8 @@
 # dependency, `deps` installs the production dependencies only, and the final stage holds what the
 # server reads at run time and nothing else: dist/, node_modules/ (production), package.json and
 # schema.graphql (how projectRoot() finds the project), src/ (the GraphQL schema is loaded from
-# src/**/*.graphql), assets/ and docs/legacy-to-graphql.md (served by /api/migration-guide).
+# src/**/*.graphql), assets/, docs/legacy-to-graphql.md (served by /api/migration-guide) and
+# docs/webhooks.md (the dashboard's webhooks guide, /webhooks/guide).
 # test/deploy/image.test.ts lays out a directory exactly as these COPY lines do and runs CMD in it.
 
 # Node 24, the maintained LTS line (package.json's engines, docs/deploy.md#nodejs-versions). .ci/run reads
@@ -37,7 +38,7 @@ COPY --from=build /app/dist ./dist
 COPY package.json schema.graphql ./
 COPY src ./src
 COPY assets ./assets
-COPY docs/legacy-to-graphql.md ./docs/legacy-to-graphql.md
+COPY docs/legacy-to-graphql.md docs/webhooks.md ./docs/
 # The `node` user of the base image, by number so that Kubernetes' runAsNonRoot can check it.
 USER 1000:1000
 EXPOSE 3000

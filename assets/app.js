@@ -9,6 +9,23 @@ for (const button of document.querySelectorAll('[data-copy]')) {
   });
 }
 
+// "Select all" for a group of checkboxes (the webhook event types): shown only where it works.
+for (const toggle of document.querySelectorAll('input[data-select-all]')) {
+  const boxes = [...toggle.form.querySelectorAll(`input[type=checkbox][name="${toggle.dataset.selectAll}"]`)];
+  const sync = () => {
+    const checked = boxes.filter((box) => box.checked).length;
+    toggle.checked = checked === boxes.length;
+    toggle.indeterminate = checked > 0 && checked < boxes.length;
+  };
+  toggle.closest('label').hidden = false;
+  toggle.addEventListener('change', () => {
+    for (const box of boxes) box.checked = toggle.checked;
+    sync();
+  });
+  for (const box of boxes) box.addEventListener('change', sync);
+  sync();
+}
+
 // Browsers without ::details-content cannot show a closed <details> menu in full: open it on wide screens.
 const menu = document.querySelector('details.menu');
 if (menu && !CSS.supports('selector(::details-content)')) {

@@ -36,6 +36,8 @@ const mappers = {
   Registration: '../events/events.graphql-mappers.js#GqlRegistration',
   Attendee: '../events/events.graphql-mappers.js#GqlAttendee',
   User: '../users/user.model.js#UserProfile',
+  WebhookEndpoint: '../webhooks/webhooks.graphql-mappers.js#GqlWebhookEndpoint',
+  WebhookDelivery: '../webhooks/webhooks.graphql-mappers.js#GqlWebhookDelivery',
 };
 
 const typings = await codegen({

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { acceptOneClickMultipart } from './notifications/one-click-form.js';
 import { RequestLoad } from './jobs/request-load.js';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { APP_CONFIG } from './config/config.module.js';
@@ -80,18 +80,10 @@ export function createHttpAdapter(config: AppConfig, logger: Logger): FastifyAda
 /** Plugins and request hooks shared by the server and the test harness; call before init(). */
 export async function configureApp(app: NestFastifyApplication): Promise<void> {
   const config = app.get<AppConfig>(APP_CONFIG);
-  // Cookie values are decoded through the header text boundary (src/errors/header-text.ts). The plugin
-  // hands parseOptions to the parser (its typings say serialize options, which it also merges them into).
-  const parseOptions: ParseOptions = { decode: cookieText };
-  await app.register(fastifyCookie, { parseOptions: parseOptions as CookieSerializeOptions });
+  await app.register(fastifyCookie, COOKIE_PLUGIN_OPTIONS);
   const fastify = app.getHttpAdapter().getInstance();
   const headers = securityHeaders(config.secureCookies);
-  fastify.addHook('onRequest', (req, reply, done) => {
-    void reply.headers(headers).header('x-request-id', req.id);
-    if (req.raw.httpVersion === '1.1' && req.headers.host === undefined)
-      return done(new MalformedRequestError('An HTTP/1.1 request must have a Host header'));
-    done();
-  });
+  addResponseHeaders(fastify, headers);
   answerOutsideFastify(fastify.server, headers, fastify.log);
   app.get(ClientCors).attach(fastify);
   app.get(HttpDrain).attach(fastify);
@@ -105,6 +97,25 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
   // Global guards run in the order they were added; the modules' (AuthGuard, PageGuard) were added when
   // the application was created, so the text boundary runs after them.
   app.useGlobalGuards(new TextBoundaryGuard());
+}
+
+// Cookie values are decoded through the header text boundary (src/errors/header-text.ts). The plugin
+// hands parseOptions to the parser (its typings say serialize options, which it also merges them into).
+const COOKIE_PARSE_OPTIONS: ParseOptions = { decode: cookieText };
+/** @fastify/cookie's options (exported for bench/layers.ts, which installs the same request hooks one by one). */
+export const COOKIE_PLUGIN_OPTIONS = { parseOptions: COOKIE_PARSE_OPTIONS as CookieSerializeOptions };
+
+/**
+ * Every response's security headers and request id, and the refusal of an HTTP/1.1 request without Host
+ * (exported for bench/layers.ts).
+ */
+export function addResponseHeaders(fastify: FastifyInstance, headers: Record<string, string>): void {
+  fastify.addHook('onRequest', (req, reply, done) => {
+    void reply.headers(headers).header('x-request-id', req.id);
+    if (req.raw.httpVersion === '1.1' && req.headers.host === undefined)
+      return done(new MalformedRequestError('An HTTP/1.1 request must have a Host header'));
+    done();
+  });
 }
 
 /** Where the parser's refusals are answered in RFC 6749 JSON: the endpoints OAuth clients call. */

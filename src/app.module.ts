@@ -1,5 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { AccountMailModule } from './account-mail/account-mail.module.js';
+import { AccountLinksModule } from './account-links/account-links.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ClockModule } from './clock/clock.js';
 import { ConfigModule } from './config/config.module.js';
@@ -17,10 +19,14 @@ import { HousekeepingModule } from './housekeeping/housekeeping.module.js';
 import { LegacyApiModule } from './legacy-api/legacy-api.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
+import { SecurityNoticesModule } from './security-notices/security-notices.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
+import { PasskeysModule } from './passkeys/passkeys.module.js';
 import { RateLimitsModule } from './rate-limits/rate-limits.module.js';
 import { PersonalTokensModule } from './personal-tokens/personal-tokens.module.js';
 import { ShutdownModule } from './shutdown/shutdown.module.js';
+import { TwoFactorModule } from './two-factor/two-factor.module.js';
 import { UsersModule } from './users/users.module.js';
 import { WebModule } from './web/web.module.js';
 
@@ -44,6 +50,10 @@ export function coreModules(config: AppConfig, target: DatabaseTarget, { serving
     OAuthModule,
     EventsModule,
     NotificationsModule,
+    WebhooksModule,
+    SecurityNoticesModule,
+    AccountMailModule,
+    AccountLinksModule,
     LegacyApiModule,
   ];
 }
@@ -56,6 +66,8 @@ export class AppModule {
       imports: [
         ...coreModules(config, target, { serving: true }),
         DashboardModule,
+        TwoFactorModule,
+        PasskeysModule,
         GraphqlModule,
         HealthModule,
         HousekeepingModule,

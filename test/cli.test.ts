@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import { DataSource } from 'typeorm';
+import { AccountLinks } from '../src/account-links/account-links.service.js';
 import { ApplicationsService } from '../src/oauth/applications.service.js';
+import { UsersService } from '../src/users/users.service.js';
 import { graphql } from './support/http.js';
 import { Browser, signIn } from './support/browser.js';
 import { createUser, TEST_PASSWORD } from './support/fixtures.js';
@@ -144,11 +146,12 @@ describe('administration CLI', () => {
     expect(invalid.stderr).toMatch(/agora: --password: Password must be at least 10 characters/);
   });
 
-  it("sets a user's password from standard input, and signs them out everywhere", async () => {
+  it("sets a user's password from standard input, signs them out everywhere, ends their reset links and tells them", async () => {
     const user = await createUser(t);
     const browser = new Browser(t.url);
     await browser.follow(await signIn(browser, user.username, TEST_PASSWORD));
     expect((await browser.get('/account')).status).toBe(200);
+    const reset = await t.get(DataSource).transaction((tx) => t.get(AccountLinks).issue(tx, user.id, 'reset-password', user.email));
 
     const weak = await runCliWithInput(t.databaseEnv, 'short\n', 'users:set-password', '--user', user.username, '--password-stdin');
     expect(weak.code).toBe(1);
@@ -167,6 +170,19 @@ describe('administration CLI', () => {
     expect((await browser.get('/account')).status).toBe(303);
     expect((await signIn(new Browser(t.url), user.username, TEST_PASSWORD)).status).toBe(401);
     expect((await signIn(new Browser(t.url), user.username, 'a-brand-new-passphrase')).status).toBe(303);
+    const [link] = (await t.get(DataSource).query('SELECT used_at FROM account_links WHERE id = $1', [reset.id])) as {
+      used_at: Date | null;
+    }[];
+    expect(link!.used_at).not.toBeNull();
+    const notices = (await t
+      .get(DataSource)
+      .query(
+        `SELECT data FROM pgboss.job WHERE name = 'security-notices' AND data->>'userId' = $1 AND data->'notice'->>'kind' = 'password-changed'`,
+        [user.id],
+      )) as {
+      data: { notice: unknown };
+    }[];
+    expect(notices.map((row) => row.data.notice)).toEqual([{ kind: 'password-changed' }]);
   });
 
   it("sets a user's e-mail address, refusing an invalid or taken one", async () => {
@@ -178,8 +194,28 @@ describe('administration CLI', () => {
     const taken = await runCli(t.databaseEnv, 'users:set-email', '--user', user.username, '--email', other.email);
     expect(taken.code).toBe(1);
     const set = await runCli(t.databaseEnv, 'users:set-email', '--user', user.username, '--email', 'moved@example.com');
-    expect(set.json).toMatchObject({ username: user.username, email: 'moved@example.com' });
+    expect(set.json).toMatchObject({ username: user.username, email: 'moved@example.com', emailVerified: true });
     expect((await signIn(new Browser(t.url), 'moved@example.com', TEST_PASSWORD)).status).toBe(303);
+    // Trusted, as an administrator's change on GitLab: verified at once; the old address is told.
+    expect((await t.get(UsersService).findById(user.id))!.emailVerified).toBe(true);
+    const notices = (await t
+      .get(DataSource)
+      .query(`SELECT data FROM pgboss.job WHERE name = 'security-notices' AND data->>'userId' = $1`, [user.id])) as { data: unknown }[];
+    expect(notices.map((row) => row.data)).toEqual([
+      { userId: user.id, notice: { kind: 'email-changed', newEmail: 'moved@example.com' }, to: user.email, at: expect.any(String) },
+    ]);
+  });
+
+  it("marks a user's e-mail address verified, once", async () => {
+    const user = await createUser(t, { verified: false });
+    const first = await runCli(t.databaseEnv, 'users:verify-email', '--user', user.username);
+    expect(first.code).toBe(0);
+    expect(first.json).toMatchObject({ username: user.username, emailVerified: true, alreadyVerified: false });
+    expect((await t.get(UsersService).findById(user.id))!.emailVerified).toBe(true);
+    const again = await runCli(t.databaseEnv, 'users:verify-email', '--user', user.username);
+    expect(again.json).toMatchObject({ alreadyVerified: true });
+    const unknown = await runCli(t.databaseEnv, 'users:verify-email', '--user', 'no-such-user');
+    expect(unknown.code).toBe(1);
   });
 
   it('refuses a duplicate username or email, case-insensitively', async () => {
@@ -396,6 +432,7 @@ describe('administration CLI', () => {
       username: user.username,
       name: user.name,
       email: user.email,
+      emailVerified: true,
       state: 'active',
       mailReminders: true,
       createdAt: expect.any(String),

@@ -112,7 +112,10 @@ onServer('timeouts on every wait for the database', () => {
         expect(shed.ms).toBeLessThan(1_500);
 
         const started = performance.now();
-        const shedGraphql = await Promise.all(Array.from({ length: 5 }, () => graphql(t.url, '{ events(first: 1) { nodes { id } } }')));
+        // Five different pages: the same anonymous page asked at once is read once for all (PublicListingCache).
+        const shedGraphql = await Promise.all(
+          Array.from({ length: 5 }, (_, i) => graphql(t.url, `{ events(first: ${i + 1}) { nodes { id } } }`)),
+        );
         expect(performance.now() - started).toBeLessThan(1_500);
         for (const res of shedGraphql) {
           expect(res.status).toBe(503);

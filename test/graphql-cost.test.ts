@@ -29,16 +29,29 @@ const graphqlResponse = { accept: 'application/graphql-response+json' };
 /** Introspection of every type with its fields and their types, three wrappers deep. */
 const TYPES_AND_FIELDS = 'types { name kind fields { name type { kind name ofType { kind name ofType { kind name } } } } }';
 
+/** graphql-js's standard introspection query with every option, as the operation policy prices it. */
+const STANDARD_INTROSPECTION = getIntrospectionQuery({
+  descriptions: true,
+  specifiedByUrl: true,
+  directiveIsRepeatable: true,
+  schemaDescription: true,
+  inputValueDeprecation: true,
+  oneOf: true,
+});
+
 describe('GraphQL cost model', () => {
   let t: TestApp;
   let token: string;
   let costOf: (query: string) => number;
+  /** What introspection alone may cost, whoever asks: the standard introspection query's cost on this schema. */
+  let introspectionAllowance: number;
 
   beforeAll(async () => {
     t = await startTestApp();
     ({ token } = await createUserWithToken(t));
     const schema = t.get(GraphQLSchemaHost).schema;
     costOf = (query) => operationCost(schema, parse(query), undefined, undefined)!;
+    introspectionAllowance = costOf(STANDARD_INTROSPECTION);
     // The process's first request warms up what every later one shares: the timings below are each document's.
     await graphql(t.url, '{ events(first: 1) { nodes { id } } }');
     // 100 public events of one organizer: the data documents below fill their pages.
@@ -80,10 +93,11 @@ describe('GraphQL cost model', () => {
     const { res, milliseconds } = await timed(query);
     expect(res.status).toBe(400);
     expect(res.body.data).toBeUndefined();
+    // Introspection alone is priced apart: its limit is the standard introspection query's cost.
     expect(res.body.errors).toEqual([
       {
-        message: 'Query would cost at least 20001 points; the limit is 5000. Ask for fewer items per page, fewer fields or fewer aliases.',
-        extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'cost', cost: 20_001, maxCost: ANONYMOUS_MAX_COST },
+        message: `Query would cost at least 20001 points; the limit is ${introspectionAllowance}. Ask for fewer items per page, fewer fields or fewer aliases.`,
+        extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'cost', cost: 20_001, maxCost: introspectionAllowance },
       },
     ]);
     expect(milliseconds).toBeLessThan(MAX_MILLISECONDS);
@@ -117,17 +131,19 @@ describe('GraphQL cost model', () => {
     }
   });
 
-  it('admits the standard introspection query (graphql-js getIntrospectionQuery) anonymously', async () => {
-    const query = getIntrospectionQuery({
-      descriptions: true,
-      specifiedByUrl: true,
-      directiveIsRepeatable: true,
-      inputValueDeprecation: true,
-    });
+  it('admits the standard introspection query (graphql-js getIntrospectionQuery) anonymously, however large the schema: introspection alone is priced apart', async () => {
+    const query = STANDARD_INTROSPECTION;
     const { res, milliseconds } = await timed(query);
     expect(res.status).toBe(200);
     expect(res.body.errors).toBeUndefined();
-    expect(costOf(query)).toBeLessThanOrEqual(ANONYMOUS_MAX_COST);
+    expect(costOf(query)).toBe(introspectionAllowance);
+    expect(introspectionAllowance).toBeLessThanOrEqual(MAX_COST);
+    // With a data field beside it, the operation is priced as any other: over the anonymous limit.
+    const mixed = query.replace(/query IntrospectionQuery \{/, 'query IntrospectionQuery { events(first: 1) { nodes { id } }');
+    expect(costOf(mixed)).toBeGreaterThan(ANONYMOUS_MAX_COST);
+    const refused = await graphql(t.url, mixed);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', maxCost: ANONYMOUS_MAX_COST });
     expect(res.text.length).toBeLessThan(maxBytes(costOf(query)));
     expect(milliseconds).toBeLessThan(MAX_MILLISECONDS);
   });

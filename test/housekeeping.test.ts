@@ -51,6 +51,8 @@ it('purges expired sessions, codes and access tokens, and keeps live ones', asyn
     refreshTokens: 0,
     deviceCodes: 0,
     unclaimedApplications: 0,
+    knownBrowsers: 0,
+    webhookMessages: 0,
   });
 
   // A day after the token expired, and past the session lifetime.
@@ -63,6 +65,8 @@ it('purges expired sessions, codes and access tokens, and keeps live ones', asyn
     refreshTokens: 0,
     deviceCodes: 0,
     unclaimedApplications: 0,
+    knownBrowsers: 0,
+    webhookMessages: 0,
   });
   expect(await count('sessions')).toBe(1);
 });
@@ -91,6 +95,8 @@ it('runs once per interval however many instances ask at once, and again when an
     refreshTokens: expect.any(Number),
     deviceCodes: expect.any(Number),
     unclaimedApplications: expect.any(Number),
+    knownBrowsers: expect.any(Number),
+    webhookMessages: expect.any(Number),
   });
 });
 
@@ -257,4 +263,27 @@ it('works through a backlog larger than one purge statement deletes, in batches'
   // Three statements of at most a batch each (the last one finds a single row), never one for them all.
   expect(deletes).toHaveLength(3);
   expect(await count(`sessions WHERE user_id = '${user.id}'`)).toBe(0);
+});
+
+describe('known browsers', () => {
+  it('forgets browsers unseen for a year, but never a user’s most recent one', async () => {
+    const data = t.get(DataSource);
+    const [away, back] = [await createUser(t), await createUser(t)];
+    const insert = (userId: string, device: string, daysAgo: number) =>
+      data.query(
+        `INSERT INTO known_browsers (user_id, device_hash, browser, first_seen_at, last_seen_at)
+         VALUES ($1, encode(sha256($2::bytea), 'hex'), 'Firefox on Linux', $3, $3)`,
+        [userId, device, new Date(t.clock.now().getTime() - daysAgo * 24 * 3_600_000)],
+      );
+    await insert(away.id, 'old laptop', 500);
+    await insert(away.id, 'old phone', 400);
+    await insert(back.id, 'old laptop', 500);
+    await insert(back.id, 'new laptop', 10);
+
+    expect((await t.get(HousekeepingService).run())?.knownBrowsers).toBe(2);
+    const left = (await data.query(`SELECT user_id FROM known_browsers WHERE user_id = ANY($1) ORDER BY last_seen_at`, [
+      [away.id, back.id],
+    ])) as { user_id: string }[];
+    expect(left.map((row) => row.user_id)).toEqual([away.id, back.id]);
+  });
 });

@@ -24,7 +24,15 @@ onServer('setting up the job queues', () => {
     await client.connect();
     try {
       const { rows } = await client.query<{ name: string }>(`SELECT name FROM pgboss.queue WHERE name NOT LIKE '\\_\\_%' ORDER BY name`);
-      expect(rows.map((r) => r.name)).toEqual(['event-notices', 'registration-notices']);
+      expect(rows.map((r) => r.name)).toEqual([
+        'account-mail',
+        'event-notices',
+        'registration-notices',
+        'security-notices',
+        'webhook-attempt',
+        'webhook-fan-out',
+        'webhook-notices',
+      ]);
     } finally {
       await client.end();
     }

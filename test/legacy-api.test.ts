@@ -106,6 +106,7 @@ describe('Legacy REST API', () => {
       expect(Object.keys(doc.paths).sort()).toEqual(
         [
           '/api/attendees/{id}/check_in',
+          '/api/attendees/{id}/undo_check_in',
           '/api/check_ins',
           '/api/events',
           '/api/events/{id}',

@@ -1,4 +1,8 @@
+import { simpleParser } from 'mailparser';
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Browser, formFields, signIn } from './support/browser.js';
 import { createTestDatabase, TestDatabase } from './support/database.js';
 import { ServerProcess, startServer, waitForHttp } from './support/processes.js';
@@ -14,6 +18,9 @@ const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 let db: TestDatabase;
 let server: ServerProcess;
 let base: string;
+/** Where the server writes its mail (no SMTP_URL): DATA_DIR/mail. */
+let dataDir: string;
+let ownDataDir = false;
 
 /** Every secret the run created or sent, by what it is. */
 const secrets = new Map<string, string>();
@@ -27,8 +34,11 @@ beforeAll(async () => {
   db = await createTestDatabase();
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
+  ownDataDir = !db.env.DATA_DIR;
+  dataDir = db.env.DATA_DIR || mkdtempSync(join(tmpdir(), 'agora-log-secrets-'));
   server = startServer({
     ...db.env,
+    DATA_DIR: dataDir,
     PORT: String(port),
     HOST: '127.0.0.1',
     BASE_URL: base,
@@ -42,7 +52,29 @@ afterAll(async () => {
   server.child.kill('SIGTERM');
   await server.exited;
   await db.drop();
+  if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
 });
+
+/** The link of this kind in the newest mail to this address, once it is written. */
+async function mailedLink(to: string, path: string): Promise<string> {
+  for (let tries = 0; tries < 100; tries++) {
+    const dir = join(dataDir, 'mail');
+    const files = (() => {
+      try {
+        return readdirSync(dir).sort().reverse();
+      } catch {
+        return [];
+      }
+    })();
+    for (const file of files) {
+      const mail = await simpleParser(readFileSync(join(dir, file)));
+      const link = mail.text?.match(new RegExp(`${base}(${path.replace('?', '\\?')}[A-Za-z0-9_-]{65})`));
+      if (mail.to && JSON.stringify(mail.to).includes(to) && link) return link[1]!;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`no mail with a ${path} link to ${to}`);
+}
 
 const basic = (id: string, secret: string) =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
@@ -65,7 +97,7 @@ async function graphql(query: string, headers: Record<string, string>, variables
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
-/** Signs up through the page; the browser keeps the session. */
+/** Signs up through the page, follows the verification link mailed, and signs in: the browser keeps the session. */
 async function signUp(browser: Browser, username: string, password: string): Promise<void> {
   const page = await browser.get('/sign-up');
   const res = await browser.post('/sign-up', {
@@ -76,6 +108,12 @@ async function signUp(browser: Browser, username: string, password: string): Pro
     password,
   });
   expect(res.status).toBe(303);
+  const link = await mailedLink(`${username}@example.com`, '/verify-email?token=');
+  keep('e-mail verification token', new URL(link, base).searchParams.get('token'));
+  const verify = await browser.get(link);
+  expect(verify.status).toBe(200);
+  expect((await browser.post('/verify-email', formFields(await verify.text()))).status).toBe(303);
+  expect((await signIn(browser, username, password)).status).toBe(303);
 }
 
 async function createPersonalToken(browser: Browser): Promise<string> {

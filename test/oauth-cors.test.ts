@@ -157,7 +157,7 @@ describe('CORS for single-page apps (public clients)', () => {
         nonce: null,
       } as never,
       user.id,
-      t.clock.now(),
+      { authTime: t.clock.now(), amr: ['pwd'] },
     );
     const res = await fetch(`${t.url}/oauth/token`, {
       method: 'POST',

@@ -39,7 +39,7 @@ async function issueCode(
       nonce: 'n-1',
     },
     (options.forUser ?? user).id,
-    t.clock.now(),
+    { authTime: t.clock.now(), amr: ['pwd'] },
   );
   return { code, verifier };
 }

@@ -1,3 +1,7 @@
+import { DataSource } from 'typeorm';
+import { SecurityNotices } from '../src/security-notices/security-notices.js';
+import { LINK_MAIL_LIMITS } from '../src/sessions/sign-in-throttle.js';
+import { UsersService } from '../src/users/users.service.js';
 import { Browser, formFields, signIn } from './support/browser.js';
 import { createUser, TEST_PASSWORD } from './support/fixtures.js';
 import { startTestApp, TestApp } from './support/test-app.js';
@@ -55,6 +59,47 @@ describe('changing the password', () => {
   });
 });
 
+describe('a password change and its notice', () => {
+  it('commit together: a change rolled back after the notice was enqueued keeps the old password and tells no one', async () => {
+    const user = await createUser(t);
+    const crash = new Error('the process died before the commit');
+    await expect(
+      t
+        .get(UsersService)
+        .changePassword(user.id, { currentPassword: TEST_PASSWORD, newPassword: 'a-much-better-passphrase' }, async (tx) => {
+          await t.get(SecurityNotices).notify(user.id, { kind: 'password-changed' }, { tx });
+          throw crash;
+        }),
+    ).rejects.toBe(crash);
+    const jobs = (await t
+      .get(DataSource)
+      .query(`SELECT id FROM pgboss.job WHERE name = 'security-notices' AND data->>'userId' = $1`, [user.id])) as unknown[];
+    expect(jobs).toEqual([]);
+    expect((await signIn(new Browser(t.url), user.username, TEST_PASSWORD)).status).toBe(303);
+  });
+
+  it('is enqueued once by a change on the security page', async () => {
+    const user = await createUser(t);
+    const browser = await signedIn(user.username);
+    const { _csrf } = await securityForm(browser);
+    const res = await browser.post('/account/password', {
+      _csrf: _csrf!,
+      current_password: TEST_PASSWORD,
+      new_password: 'a-much-better-passphrase',
+    });
+    expect(res.status).toBe(303);
+    const jobs = (await t
+      .get(DataSource)
+      .query(
+        `SELECT data FROM pgboss.job WHERE name = 'security-notices' AND data->>'userId' = $1 AND data->'notice'->>'kind' = 'password-changed'`,
+        [user.id],
+      )) as {
+      data: { notice: unknown };
+    }[];
+    expect(jobs.map((job) => job.data.notice)).toEqual([{ kind: 'password-changed' }]);
+  });
+});
+
 describe('guessing the current password', () => {
   it('is throttled like signing in, on both forms, and counts toward signing in', async () => {
     const user = await createUser(t);
@@ -94,6 +139,32 @@ describe('guessing the current password', () => {
 });
 
 describe('changing the e-mail address', () => {
+  it('counts "already used by another account" against the hourly link quota: past it, 429 with Retry-After', async () => {
+    const user = await createUser(t);
+    const other = await createUser(t);
+    const browser = await signedIn(user.username);
+    const { _csrf } = await securityForm(browser);
+    const probe = () => browser.post('/account/email', { _csrf: _csrf!, email: other.email, current_password: TEST_PASSWORD });
+    for (let i = 0; i < LINK_MAIL_LIMITS['verify-user']; i++) {
+      const taken = await probe();
+      expect(taken.status).toBe(422);
+      expect(await taken.text()).toContain('This email address is already used by another account.');
+    }
+    const refused = await probe();
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3000);
+    const page = await refused.text();
+    expect(page).toContain('Too many changes of address in the last hour');
+    expect(page).not.toContain('already used by another account');
+    // A free address is refused too until the hour is over: probes and links share the quota.
+    const free = await browser.post('/account/email', {
+      _csrf: _csrf!,
+      email: 'free-address@example.com',
+      current_password: TEST_PASSWORD,
+    });
+    expect(free.status).toBe(429);
+  });
+
   it('needs the current password and a free, valid address; reports both problems at once', async () => {
     const user = await createUser(t);
     const other = await createUser(t);
@@ -120,8 +191,11 @@ describe('changing the e-mail address', () => {
       current_password: TEST_PASSWORD,
     });
     expect(posted.status).toBe(303);
-    expect(html).toContain('E-mail address changed to new-address@example.com.');
-    expect((await signIn(new Browser(t.url), 'new-address@example.com', TEST_PASSWORD)).status).toBe(303);
+    // The new address takes effect when it follows its link (test/account-links.test.ts); the old one stays until then.
+    expect(html).toContain('We sent a link to new-address@example.com.');
+    expect(html).toContain('id="pending-email"');
+    expect((await signIn(new Browser(t.url), 'new-address@example.com', TEST_PASSWORD)).status).toBe(401);
+    expect((await signIn(new Browser(t.url), user.email, TEST_PASSWORD)).status).toBe(303);
   });
 });
 
@@ -144,6 +218,46 @@ describe('active sessions', () => {
     expect(done.headers.get('location')).toBe('/sign-in');
     expect((await here.get('/account')).status).toBe(303);
     expect((await elsewhere.get('/account')).status).toBe(303);
+  });
+});
+
+describe('signing out one session', () => {
+  it('ends the other browser it names, and only that one', async () => {
+    const user = await createUser(t);
+    const here = await signedIn(user.username, TEST_PASSWORD, FIREFOX);
+    const phone = await signedIn(
+      user.username,
+      TEST_PASSWORD,
+      'Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 Chrome/131.0 Mobile Safari/537.36',
+    );
+    const laptop = await signedIn(user.username);
+    const page = await (await here.get('/account/security')).text();
+    const forms = [...page.matchAll(/action="\/account\/sessions\/([0-9a-f-]{36})\/sign-out"/g)].map((m) => m[1]!);
+    // One button per other browser; this browser signs out from the menu.
+    expect(forms).toHaveLength(2);
+    const phoneRow = page.split('<tr>').find((row) => row.includes('Chrome on Android'))!;
+    const phoneSession = /sessions\/([0-9a-f-]{36})\/sign-out/.exec(phoneRow)![1]!;
+
+    const done = await here.post(`/account/sessions/${phoneSession}/sign-out`, { _csrf: formFields(page)._csrf! });
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe('/account/security#sessions');
+    expect(await (await here.get('/account/security')).text()).toContain('Signed out Chrome on Android');
+    expect((await phone.get('/account')).status).toBe(303);
+    expect((await laptop.get('/account')).status).toBe(200);
+    expect((await here.get('/account')).status).toBe(200);
+
+    // Again, or someone else's session, or not an id: not found, nothing ends.
+    expect((await here.post(`/account/sessions/${phoneSession}/sign-out`, { _csrf: formFields(page)._csrf! })).status).toBe(404);
+    const other = await createUser(t);
+    const theirs = await signedIn(other.username);
+    const theirPage = await (await theirs.get('/account/security')).text();
+    const theirSession = /sessions\/([0-9a-f-]{36})\/sign-out/.exec(page.replace(phoneRow, ''))![1]!;
+    expect(theirPage).not.toContain(theirSession);
+    expect((await theirs.post(`/account/sessions/${theirSession}/sign-out`, { _csrf: formFields(theirPage)._csrf! })).status).toBe(404);
+    expect((await laptop.get('/account')).status).toBe(200);
+    expect((await here.post('/account/sessions/not-a-session/sign-out', { _csrf: formFields(page)._csrf! })).status).toBe(404);
+    // Without the CSRF token: refused.
+    expect((await here.post(`/account/sessions/${theirSession}/sign-out`, {})).status).toBe(403);
   });
 });
 
@@ -187,7 +301,7 @@ describe('return_to after signing in', () => {
       password: 'a-long-enough-passphrase',
     });
     expect(created.status).toBe(303);
-    expect(created.headers.get('location')).toBe('/');
+    expect(created.headers.get('location')).toBe('/check-email?about=sign-up');
   });
 });
 

@@ -180,11 +180,11 @@ describe('throttle housekeeping', () => {
     });
     expect(await burst('/sign-up', 1, () => account('purge-taken'), signUp.cookie)).toEqual([422]);
     expect(await burst('/sign-up', 1, () => account('purge-created'), signUp.cookie)).toEqual([303]);
-    expect(await kinds()).toEqual(['ip', 'login', 'signup', 'signup-failed']);
+    expect(await kinds()).toEqual(['ip', 'login', 'signup', 'signup-failed', 'signup-mail']);
 
     first.clock.advance(20 * 60_000);
     await first.get(SignInThrottle).purgeExpired();
-    expect(await kinds()).toEqual(['signup', 'signup-failed']);
+    expect(await kinds()).toEqual(['signup', 'signup-failed', 'signup-mail']);
     nextHour();
     await first.get(SignInThrottle).purgeExpired();
     expect(await kinds()).toEqual([]);

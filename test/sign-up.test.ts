@@ -27,19 +27,32 @@ describe('sign-up', () => {
     expect(page).toContain('At least 10 characters');
   });
 
-  it('creates the account, signs the user in and continues where they were going', async () => {
+  it('creates the account unverified, signs nobody in, and asks to check the e-mail, keeping where they were going for the sign-in', async () => {
     const browser = new Browser(t.url);
     const res = await signUp(browser, valid, '/oauth/authorize?client_id=x');
     expect(res.status).toBe(303);
-    expect(res.headers.get('location')).toBe('/oauth/authorize?client_id=x');
-    expect(browser.cookie('agora_session')).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect((await t.get(UsersService).getByUsername('grace')).name).toBe('Grace Hopper');
-    expect(await (await browser.get('/')).text()).toContain('Welcome, Grace Hopper');
+    expect(res.headers.get('location')).toBe('/check-email?about=sign-up&return_to=%2Foauth%2Fauthorize%3Fclient_id%3Dx');
+    expect(browser.cookie('agora_session')).toBeUndefined();
+    const user = await t.get(UsersService).getByUsername('grace');
+    expect(user.name).toBe('Grace Hopper');
+    expect(user.emailVerified).toBe(false);
+    const page = await (await browser.get(res.headers.get('location')!)).text();
+    expect(page).toContain('Check your e-mail');
+    expect(page).toContain('href="/sign-in?return_to=%2Foauth%2Fauthorize%3Fclient_id%3Dx"');
+  });
+
+  it('answers a taken address exactly as a new one, and creates nothing', async () => {
+    await createUser(t, { username: 'owner-of-address', email: 'owned@example.com' });
+    const browser = new Browser(t.url);
+    const res = await signUp(browser, { ...valid, username: 'squatter', email: 'OWNED@example.com' });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/check-email?about=sign-up');
+    expect(browser.cookie('agora_session')).toBeUndefined();
+    await expect(t.get(UsersService).getByUsername('squatter')).rejects.toThrow(/No user/);
   });
 
   it.each([
     [{ username: 'taken-name' }, 'username', 'Username is already taken'],
-    [{ email: 'TAKEN@example.com' }, 'email', 'This email address cannot be used for a new account. If it is yours, sign in instead.'],
     [{ username: 'no spaces allowed' }, 'username', 'Username must be 2 to 39 characters'],
     [{ email: 'not-an-email' }, 'email', 'Email must be a valid address'],
     [{ password: 'short' }, 'password', 'Password must be at least 10 characters'],
@@ -72,7 +85,7 @@ describe('sign-up', () => {
       { ...valid, username: 'wanderer', email: 'wanderer@example.com' },
       'https://evil.example/',
     );
-    expect(res.headers.get('location')).toBe('/');
+    expect(res.headers.get('location')).toBe('/check-email?about=sign-up');
   });
 });
 

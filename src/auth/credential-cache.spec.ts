@@ -2,7 +2,7 @@ import { CredentialCache } from './credential-cache.js';
 import { Principal } from './principal.js';
 
 const principal = (userId: string, credentialId: string): Principal => ({
-  user: { id: userId, username: 'u', name: 'U', email: 'u@example.com' },
+  user: { id: userId, username: 'u', name: 'U', email: 'u@example.com', emailVerified: false },
   scopes: new Set(['api']),
   credential: { kind: 'personal_access_token', id: credentialId },
 });

@@ -85,6 +85,9 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
   private sharedSessionLogged = false;
   private lastProof = 0;
   private readonly probes = new Map<string, () => void>();
+  /** Other channels heard on the same connection (`hear`), with what each does with a notification. */
+  private readonly channels = new Map<string, (payload: string) => void>();
+  private readonly announcing = new Map<string, 'sending' | 'again'>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -105,6 +108,36 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
   }
 
   private everListened = false;
+
+  /**
+   * Also hears `channel` on this instance's listening connection, from the other instances (its own
+   * announcements are not handed back). To be called before the application boots; heard only where
+   * this listener listens: on a PostgreSQL server, with the credential cache on.
+   */
+  hear(channel: string, handler: (payload: string) => void): void {
+    if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`Not a plain channel name: ${channel}`);
+    this.channels.set(channel, handler);
+  }
+
+  /**
+   * Tells the other instances' listeners on `channel`, through the listening connection (no statement on
+   * the serving pool, no connection more), without waiting: what is announced is a hint for their caches,
+   * whose own bound holds if it is lost. Announcements made while one is on its way go as one more.
+   */
+  announce(channel: string): void {
+    const client = this.client;
+    if (!client) return;
+    if (this.announcing.has(channel)) return void this.announcing.set(channel, 'again');
+    this.announcing.set(channel, 'sending');
+    void client
+      .query('SELECT pg_notify($1, $2)', [channel, String(this.pid)])
+      .catch(() => undefined)
+      .then(() => {
+        const again = this.announcing.get(channel) === 'again';
+        this.announcing.delete(channel);
+        if (again) this.announce(channel);
+      });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.cache.enabled) return;
@@ -191,10 +224,9 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
     try {
       await client.connect();
       // One simple query: even through a pooler in transaction mode, the pid is that of the session that listens.
-      const results = (await client.query(
-        `LISTEN ${CREDENTIAL_CHANNEL}; LISTEN ${ACK_CHANNEL}; SELECT pg_backend_pid() AS pid`,
-      )) as unknown as pg.QueryResult<{ pid: number }>[];
-      this.pid = results[2]!.rows[0]!.pid;
+      const listens = [CREDENTIAL_CHANNEL, ACK_CHANNEL, ...this.channels.keys()].map((channel) => `LISTEN ${channel}; `).join('');
+      const results = (await client.query(`${listens}SELECT pg_backend_pid() AS pid`)) as unknown as pg.QueryResult<{ pid: number }>[];
+      this.pid = results.at(-1)!.rows[0]!.pid;
       const started = performance.now();
       if (!(await this.proveDelivery(client))) return;
       this.client = client;
@@ -305,6 +337,8 @@ export class CredentialChangeListener implements OnApplicationBootstrap, OnAppli
 
   private received(client: pg.Client, channel: string, payload: string): void {
     if (channel === ACK_CHANNEL) return this.acknowledged(payload);
+    const heard = this.channels.get(channel);
+    if (heard) return payload === String(this.pid) ? undefined : heard(payload);
     // Another instance's probes are for it alone.
     if (payload.startsWith(PROBE_PREFIX)) return this.probes.get(payload.slice(PROBE_PREFIX.length))?.();
     if (payload.startsWith(BARRIER_PREFIX)) {

@@ -4,6 +4,8 @@ export interface AuthenticatedUser {
   username: string;
   name: string;
   email: string;
+  /** Whether the address was verified (OpenID Connect `email_verified`). */
+  emailVerified: boolean;
 }
 
 /** Who is calling and with which credential: the result of authentication, attached to the request. */
@@ -34,12 +36,13 @@ export interface CredentialRow {
   username: string;
   name: string;
   email: string;
+  email_verified: boolean;
   scopes: string[];
 }
 
 export function toPrincipal(row: CredentialRow, credential: Principal['credential']): Principal {
   return {
-    user: { id: row.user_id, username: row.username, name: row.name, email: row.email },
+    user: { id: row.user_id, username: row.username, name: row.name, email: row.email, emailVerified: row.email_verified },
     scopes: new Set(row.scopes),
     credential,
   };

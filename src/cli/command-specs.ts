@@ -47,7 +47,7 @@ const commands = {
     example: 'users:list',
   },
   'users:create': {
-    summary: 'Creates a user account, with the same rules as the sign-up page',
+    summary: 'Creates a user account, with the same rules as the sign-up page; its e-mail address counts as verified',
     flags: {
       username: {
         value: 'U',
@@ -68,12 +68,21 @@ const commands = {
     notes: [PASSWORD_STDIN_NOTE],
   },
   'users:set-email': {
-    summary: "Sets a user's e-mail address (one who lost access to the old one)",
+    summary: "Sets a user's e-mail address (one who lost access to the old one), verified at once; the old address is told",
     flags: {
       ...user('Username of the account', 'username'),
       email: { value: 'E', description: 'New e-mail address', required: true },
     },
     example: 'users:set-email --user ada --email ada@example.org',
+    notes: [
+      'The operator vouches for the new address (as an administrator does on GitLab): no link is mailed to it, and it counts as verified.',
+    ],
+  },
+  'users:verify-email': {
+    summary:
+      "Marks a user's e-mail address verified, as following the mailed link would (they may then create applications, tokens and organizers)",
+    flags: user('Username of the account', 'username'),
+    example: 'users:verify-email --user ada',
   },
   'users:block': {
     summary: 'Blocks a user: their sessions and tokens stop working at once',
@@ -84,6 +93,15 @@ const commands = {
     summary: 'Lets a blocked user sign in again',
     flags: user('Username of the account', 'username'),
     example: 'users:unblock --user mallory',
+  },
+  'users:reset-second-factor': {
+    summary: "Removes a user's second factors (authenticator app, recovery codes, passkeys) and tells them by e-mail",
+    flags: { user: { value: 'U', description: 'Username of the account', required: true } },
+    example: 'users:reset-second-factor --user ada',
+    notes: [
+      'For a user who lost their second factor and proved who they are some other way. Their sessions stay (as GitLab does); to end them too, set a new password with users:set-password.',
+      'Organizers that require a second factor hold the user back until they set up a new one.',
+    ],
   },
   'tokens:create': {
     summary: 'Creates a personal access token for a user and prints it (shown this once)',

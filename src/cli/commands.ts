@@ -2,10 +2,12 @@ import { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { PersonalTokensService } from '../personal-tokens/personal-tokens.service.js';
 import { parseScopeList } from '../auth/scopes.js';
+import { EmailVerification } from '../account-links/email-verification.service.js';
+import { PasswordChange } from '../account-links/password-change.service.js';
 import { UsersService } from '../users/users.service.js';
+import { SecondFactorReset } from '../users/second-factor-reset.js';
 import { UserError } from '../users/users.errors.js';
 import { DomainError, failuresOf, InvalidInput } from '../errors/domain-error.js';
-import { SessionsService } from '../sessions/sessions.service.js';
 import { ApplicationsService } from '../oauth/applications.service.js';
 import { SigningKeysService } from '../oauth/signing-keys.service.js';
 import { DemoSeeder } from '../events/demo-seed.js';
@@ -101,20 +103,23 @@ export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
     const users = app.get(UsersService);
     const input = { username: value(flags, 'username'), email: value(flags, 'email'), name: value(flags, 'name') };
     try {
-      const user = await users.create({ ...input, password: value(flags, 'password') });
+      // An operator vouches for the address, as an administrator creating a user does on GitLab.
+      const user = await users.create({ ...input, password: value(flags, 'password') }, { emailVerified: true });
       return { id: user.id, username: user.username };
     } catch (err) {
       throw await withUsernameTaken(users, input.username, err);
     }
   },
   async 'users:set-password'(app, flags) {
-    const user = await app.get(UsersService).setPassword(value(flags, 'user'), value(flags, 'password'));
-    const sessionsEnded = await app.get(SessionsService).endAllFor(user.id);
-    return { id: user.id, username: user.username, sessionsEnded };
+    return app.get(PasswordChange).byOperator(value(flags, 'user'), value(flags, 'password'));
   },
   async 'users:set-email'(app, flags) {
-    const user = await app.get(UsersService).setEmail(value(flags, 'user'), value(flags, 'email'));
-    return { id: user.id, username: user.username, email: user.email };
+    const user = await app.get(EmailVerification).setByOperator(value(flags, 'user'), value(flags, 'email'));
+    return { ...user, emailVerified: true };
+  },
+  async 'users:verify-email'(app, flags) {
+    const { user, changed } = await app.get(UsersService).verifyEmail(value(flags, 'user'));
+    return { id: user.id, username: user.username, email: user.email, emailVerified: true, alreadyVerified: !changed };
   },
   async 'users:block'(app, flags) {
     const user = await app.get(UsersService).setState(value(flags, 'user'), 'blocked');
@@ -123,6 +128,10 @@ export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
   async 'users:unblock'(app, flags) {
     const user = await app.get(UsersService).setState(value(flags, 'user'), 'active');
     return { id: user.id, username: user.username, state: user.state };
+  },
+  async 'users:reset-second-factor'(app, flags) {
+    const { user, ...removed } = await app.get(SecondFactorReset).reset(value(flags, 'user'));
+    return { id: user.id, username: user.username, ...removed };
   },
   async 'tokens:create'(app, flags) {
     const user = await app.get(UsersService).getByUsername(value(flags, 'user'));

@@ -13,6 +13,15 @@ function problems(env: Record<string, string>): string[] {
 }
 
 describe('loadConfig', () => {
+  it('derives the passkeys’ relying party from BASE_URL: its host name as RP ID, its origin as the only origin', () => {
+    expect(loadConfig({}, '/srv/agora').webAuthn).toEqual({ rpId: 'localhost', rpName: 'Agora', origin: 'http://localhost:3000' });
+    expect(loadConfig({ BASE_URL: 'https://Agora.Example.com:8443/' }, '/srv/agora').webAuthn).toEqual({
+      rpId: 'agora.example.com',
+      rpName: 'Agora',
+      origin: 'https://agora.example.com:8443',
+    });
+  });
+
   it('applies the documented defaults', () => {
     const config = loadConfig({}, '/srv/agora');
     expect(config).toMatchObject({
@@ -313,6 +322,9 @@ describe('loadConfig', () => {
       expect(loadConfig({}).jobs).toEqual({ concurrency: 5, retryDelaySeconds: 10, retryLimit: 10 });
       expect(loadConfig({}).attendeeMail).toBe(true);
       expect(loadConfig({ ATTENDEE_MAIL: 'false' }).attendeeMail).toBe(false);
+      expect(loadConfig({}).webhooks).toEqual({ allowPrivateTargets: false, allowHttp: false, concurrency: 25 });
+      expect(loadConfig({ WEBHOOKS_CONCURRENCY: '100' }).webhooks.concurrency).toBe(100);
+      expect(problems({ WEBHOOKS_CONCURRENCY: '0' })[0]).toMatch(/^WEBHOOKS_CONCURRENCY: /);
     });
 
     it('refuses retries that would outlast the queue keeping the job (a week at most)', () => {

@@ -112,6 +112,9 @@ export const environmentSchema = z.object({
     .refine((v) => v.includes('{id}') || v.includes('{slug}'), 'must contain {id} or {slug}, e.g. https://events.example.com/e/{slug}')
     .optional(),
   ATTENDEE_MAIL: boolean.default(true),
+  WEBHOOKS_ALLOW_PRIVATE_TARGETS: boolean.default(false),
+  WEBHOOKS_ALLOW_HTTP: boolean.default(false),
+  WEBHOOKS_CONCURRENCY: positiveInt(500).default(25),
   JOBS_CONCURRENCY: positiveInt(100).default(5),
   JOBS_RETRY_DELAY_SECONDS: positiveInt(3600).default(10),
   JOBS_RETRY_LIMIT: wholeNumberBetween(0, 30).default(10),
@@ -242,6 +245,11 @@ export interface AppConfig {
   secretKey?: string;
   /** Cookies get the Secure flag when BASE_URL is https. */
   secureCookies: boolean;
+  /**
+   * Passkeys (WebAuthn), derived from BASE_URL: the relying party is its host name, and browsers'
+   * responses are accepted from its origin only (docs/account-security.md, "Passkeys").
+   */
+  webAuthn: WebAuthnRelyingParty;
   sessionTtlMs: number;
   /** How often the fleet, all instances together, deletes expired rows. */
   housekeepingIntervalMs: number;
@@ -255,6 +263,18 @@ export interface AppConfig {
    * sends these messages: registrations then write no mail jobs at all.
    */
   attendeeMail: boolean;
+  /** Webhooks (src/webhooks/, docs/webhooks.md). */
+  webhooks: {
+    /**
+     * Whether endpoints may be loopback, private, link-local or otherwise non-public addresses (an
+     * on-premise receiver; tests). Off by default: such targets are refused at registration and delivery.
+     */
+    allowPrivateTargets: boolean;
+    /** Whether endpoints may be plain http:// (besides https://). */
+    allowHttp: boolean;
+    /** Delivery attempts one process makes at once (each waits up to 10 s on its receiver). */
+    concurrency: number;
+  };
   /** The job queue (src/jobs/, docs/operations.md "Jobs"). */
   jobs: {
     /** Jobs one process runs at once (each instance and each of its WORKERS). */
@@ -347,6 +367,22 @@ export interface AppConfig {
     endpoint: string;
     serviceName: string;
   };
+}
+
+/** Who the passkeys belong to: what authenticators bind each credential to. */
+export interface WebAuthnRelyingParty {
+  /** The RP ID: BASE_URL's host name (no port); a credential made for it works on this host only. */
+  rpId: string;
+  /** The name authenticators show beside the account. */
+  rpName: string;
+  /** BASE_URL's origin, the only one a response may come from. */
+  origin: string;
+}
+
+/** The relying party of a site at this base URL. */
+export function webAuthnRelyingParty(baseUrl: string): WebAuthnRelyingParty {
+  const url = new URL(baseUrl);
+  return { rpId: url.hostname.replace(/^\[|\]$/g, ''), rpName: 'Agora', origin: url.origin };
 }
 
 /** An e-mail address with an optional display name (nodemailer's address object). */
@@ -548,10 +584,16 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     },
     secretKey: e.SECRET_KEY,
     secureCookies: (e.BASE_URL ?? '').startsWith('https:'),
+    webAuthn: webAuthnRelyingParty(e.BASE_URL ?? `http://localhost:${e.PORT}`),
     sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
     housekeepingIntervalMs: e.HOUSEKEEPING_INTERVAL_SECONDS * 1000,
     eventsWebUrl: e.EVENTS_WEB_URL,
     attendeeMail: e.ATTENDEE_MAIL,
+    webhooks: {
+      allowPrivateTargets: e.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
+      allowHttp: e.WEBHOOKS_ALLOW_HTTP,
+      concurrency: e.WEBHOOKS_CONCURRENCY,
+    },
     jobs: { concurrency: e.JOBS_CONCURRENCY, retryDelaySeconds: e.JOBS_RETRY_DELAY_SECONDS, retryLimit: e.JOBS_RETRY_LIMIT },
     oauth: {
       codeTtlMs: e.OAUTH_CODE_TTL_SECONDS * 1000,

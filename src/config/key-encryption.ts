@@ -3,7 +3,15 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 const VERSION = 'v1';
 
 /** What a derived key is for: each use gets a key of its own. */
-export type KeyPurpose = 'oauth-signing-keys' | 'page-flash' | 'pagination-cursors' | 'mail-unsubscribe';
+export type KeyPurpose =
+  | 'oauth-signing-keys'
+  | 'page-flash'
+  | 'pagination-cursors'
+  | 'mail-unsubscribe'
+  | 'totp-secrets'
+  | 'recovery-codes'
+  | 'account-links'
+  | 'webhook-secrets';
 
 /** A 256-bit key for one purpose, derived from SECRET_KEY with HKDF-SHA256. */
 export function deriveKey(secretKey: string, purpose: KeyPurpose): Buffer {

@@ -1,3 +1,4 @@
+import { unverifiedNotice } from '../account-links/account-links.pages.js';
 import { PERSONAL_TOKEN_SCOPES, SCOPES } from '../auth/scopes.js';
 import type { PersonalToken } from '../personal-tokens/personal-token.model.js';
 import type { SignedInUser } from '../sessions/sessions.service.js';
@@ -99,8 +100,17 @@ export function accountPage(o: AccountPageOptions): string {
             </div>`
           : null
       }
-
-      <div class="card">
+      ${
+        o.signedIn.user.emailVerified
+          ? null
+          : unverifiedNotice({
+              csrfToken: o.csrfToken,
+              email: o.signedIn.user.email,
+              returnTo: '/account',
+              what: 'create personal access tokens',
+            })
+      }
+      <div class="card" ${o.signedIn.user.emailVerified ? '' : html`hidden`}>
         ${o.errors?.form ? html`<div class="alert error" role="alert">${o.errors.form}</div>` : null}
         <form method="post" action="/account/tokens" novalidate>
           <input type="hidden" name="_csrf" value="${o.csrfToken}" />

@@ -1,3 +1,4 @@
+import { unverifiedNotice } from '../account-links/account-links.pages.js';
 import { SCOPES, ScopeName } from '../auth/scopes.js';
 import { type Application, CLIENT_TYPES, type ClientType } from '../oauth/application.model.js';
 import type { AuthorizedApplication } from '../oauth/grants.service.js';
@@ -148,7 +149,17 @@ export function applicationsPage(
             </table>`
       }
       <h2 class="section">Register an application</h2>
-      <div class="card">
+      ${
+        o.signedIn.user.emailVerified
+          ? null
+          : unverifiedNotice({
+              csrfToken: o.csrfToken,
+              email: o.signedIn.user.email,
+              returnTo: '/applications',
+              what: 'register applications',
+            })
+      }
+      <div class="card" ${o.signedIn.user.emailVerified ? '' : html`hidden`}>
         <form method="post" action="/applications" novalidate>
           <input type="hidden" name="_csrf" value="${o.csrfToken}" />
           ${clientTypeChoice(values.clientType ?? 'confidential', o.errors?.clientType)}
@@ -253,6 +264,14 @@ export function applicationPage(
               <div class="actions"><a class="button secondary" href="/applications/${a.id}/secret">Regenerate secret…</a></div>`
           : null
       }
+      <h2 class="section" id="webhooks">Webhooks</h2>
+      <p class="hint">
+        Endpoints of this application hear of registrations, check-ins and event changes that concern the people who authorized it.
+      </p>
+      <div class="actions">
+        <a class="button secondary" href="/webhooks#application-${a.id}">Webhook endpoints</a>
+        <a class="button secondary" href="/webhooks/new?application=${a.id}">Add endpoint</a>
+      </div>
       <h2 class="section">Delete</h2>
       <p class="hint">Deleting the application stops every token issued to it.</p>
       <div class="actions"><a class="button danger" href="/applications/${a.id}/delete">Delete application…</a></div>`,

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { DomainError, failuresOf } from '../errors/domain-error.js';
 import { SessionsService } from '../sessions/sessions.service.js';
@@ -10,8 +10,13 @@ import { fieldErrors, formText } from '../web/form-values.js';
 import type { PageResult } from '../web/page-result.js';
 import { Redirect, seeOther, view } from '../web/page-result.js';
 import { Pages, SignedIn } from '../web/pages.decorator.js';
-import { confirmSignOutEverywherePage, SecurityPageOptions, securityPage } from './security.pages.js';
+import { describeBrowser } from '../sessions/browser-description.js';
+import { confirmSignOutEverywherePage, SecurityPageOptions, securityPage, when } from './security.pages.js';
 import { Metrics } from '../metrics/metrics.js';
+import { SecondFactors } from '../users/second-factors.js';
+import { PasskeysService } from '../passkeys/passkeys.service.js';
+import { EmailVerification } from '../account-links/email-verification.service.js';
+import { PasswordChange } from '../account-links/password-change.service.js';
 
 const isInvalid = (err: unknown): err is DomainError => err instanceof DomainError && err.kind !== 'forbidden' && err.kind !== 'not_found';
 
@@ -25,6 +30,10 @@ export class SecurityController {
     private readonly session: WebSession,
     private readonly throttle: SignInThrottle,
     private readonly metrics: Metrics,
+    private readonly passwordChange: PasswordChange,
+    private readonly secondFactors: SecondFactors,
+    private readonly passkeys: PasskeysService,
+    private readonly verification: EmailVerification,
   ) {}
 
   @Get('security')
@@ -40,8 +49,9 @@ export class SecurityController {
   ): Promise<PageResult> {
     const refused = await this.guessing(signedIn, req, 'passwordErrors');
     if (refused) return refused;
+    let ended: number;
     try {
-      await this.users.changePassword(signedIn.user.id, {
+      ended = await this.passwordChange.byUser(signedIn.user.id, signedIn.sessionId, {
         currentPassword: formText(body.current_password),
         newPassword: formText(body.new_password),
       });
@@ -51,7 +61,6 @@ export class SecurityController {
       return this.securityView(signedIn, { passwordErrors: fieldErrors(err) }, 422);
     }
     await this.throttle.recordSuccess(accountKey(signedIn), req.ip);
-    const ended = await this.sessions.endAllFor(signedIn.user.id, signedIn.sessionId);
     const others = ended === 0 ? '' : ` ${ended === 1 ? 'Your other session was' : `Your ${ended} other sessions were`} signed out.`;
     return seeOther('/account/security', { path: '/account/security', notice: `Password changed.${others}` });
   }
@@ -66,9 +75,18 @@ export class SecurityController {
     if (refused) return refused;
     const email = formText(body.email);
     try {
-      const user = await this.users.changeEmail(signedIn.user.id, { currentPassword: formText(body.current_password), email });
+      const outcome = await this.verification.requestChange(signedIn.user.id, { currentPassword: formText(body.current_password), email });
       await this.throttle.recordSuccess(accountKey(signedIn), req.ip);
-      return seeOther('/account/security', { path: '/account/security', notice: `E-mail address changed to ${user.email}.` });
+      if (!outcome.sent) {
+        const error = `Too many changes of address in the last hour, for this account or to this address. ${tryAgainIn(outcome.retryAfterSeconds)}`;
+        return this.securityView(signedIn, { emailErrors: { email: error }, email }, 429, {
+          'retry-after': String(outcome.retryAfterSeconds),
+        });
+      }
+      return seeOther('/account/security', {
+        path: '/account/security',
+        notice: `We sent a link to ${outcome.email}. Your address changes when you follow it; until then it stays ${signedIn.user.email}.`,
+      });
     } catch (err) {
       if (!isInvalid(err)) throw err;
       await this.settle(signedIn, req, err);
@@ -86,16 +104,32 @@ export class SecurityController {
     if (wait === 0) return null;
     const error = `Too many incorrect passwords. ${tryAgainIn(wait)}`;
     const sessions = await this.sessions.listForUser(signedIn.user.id);
-    return view((c) => securityPage({ signedIn, csrfToken: c.csrfToken, sessions, [form]: { currentPassword: error } }), {
-      status: 429,
-      headers: { 'retry-after': String(wait) },
-    });
+    const twoFactor = await this.secondFactors.of(signedIn.user.id);
+    const passkeys = await this.passkeys.list(signedIn.user.id);
+    return view(
+      (c) => securityPage({ signedIn, csrfToken: c.csrfToken, sessions, twoFactor, passkeys, [form]: { currentPassword: error } }),
+      {
+        status: 429,
+        headers: { 'retry-after': String(wait) },
+      },
+    );
   }
 
   /** A refusal that was not about the current password takes back the attempt it counted. */
   private async settle(signedIn: SignedInUser, req: FastifyRequest, err: DomainError): Promise<void> {
     if (failuresOf(err).some((failure) => failure.code === 'WRONG_PASSWORD')) this.metrics.passwordRefused('security');
     else await this.throttle.recordSuccess(accountKey(signedIn), req.ip);
+  }
+
+  /** Signs out one other browser at once (GitHub's "Revoke" beside a session); this browser signs out from the menu. */
+  @Post('sessions/:id/sign-out')
+  async signOutSession(@SignedIn() signedIn: SignedInUser, @Param('id') id: string): Promise<PageResult> {
+    if (id === signedIn.sessionId) return seeOther('/account/security#sessions');
+    const ended = await this.sessions.endOne(signedIn.user.id, id);
+    return seeOther('/account/security#sessions', {
+      path: '/account/security',
+      notice: `Signed out ${describeBrowser(ended.userAgent)} (signed in ${when(ended.signedInAt)}).`,
+    });
   }
 
   @Get('sessions/sign-out-everywhere')
@@ -110,9 +144,21 @@ export class SecurityController {
     return new Redirect('/sign-in', 303, { cookies: await this.session.signOut(req) });
   }
 
-  private async securityView(signedIn: SignedInUser, extra: Partial<SecurityPageOptions>, status = 200): Promise<PageResult> {
+  private async securityView(
+    signedIn: SignedInUser,
+    extra: Partial<SecurityPageOptions>,
+    status = 200,
+    headers?: Record<string, string>,
+  ): Promise<PageResult> {
     const sessions = await this.sessions.listForUser(signedIn.user.id);
-    return view((c) => securityPage({ signedIn, csrfToken: c.csrfToken, sessions, notice: c.flash?.notice, ...extra }), { status });
+    const twoFactor = await this.secondFactors.of(signedIn.user.id);
+    const passkeys = await this.passkeys.list(signedIn.user.id);
+    const pendingEmail = await this.verification.pendingChange(signedIn.user.id);
+    return view(
+      (c) =>
+        securityPage({ signedIn, csrfToken: c.csrfToken, sessions, twoFactor, passkeys, pendingEmail, notice: c.flash?.notice, ...extra }),
+      { status, headers },
+    );
   }
 }
 

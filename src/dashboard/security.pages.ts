@@ -1,7 +1,13 @@
+import { describeBrowser } from '../sessions/browser-description.js';
 import type { ActiveSession, SignedInUser } from '../sessions/sessions.service.js';
 import { html } from '../web/html.js';
 import { confirmationPage, fieldError, page } from '../web/layout.js';
 import { PASSWORD_MIN_LENGTH } from '../users/user-validation.js';
+import type { SecondFactorMethods } from '../users/second-factors.js';
+import { twoFactorSection } from './two-factor.section.js';
+import type { Passkey } from '../passkeys/passkey.model.js';
+import { passkeysSection } from './passkeys.section.js';
+import { emailSection } from './email.section.js';
 
 export interface SecurityPageOptions {
   signedIn: SignedInUser;
@@ -13,6 +19,12 @@ export interface SecurityPageOptions {
   /** Errors and typed value of the e-mail form. */
   emailErrors?: Record<string, string>;
   email?: string;
+  /** The second factors set up (the Two-factor authentication section). */
+  twoFactor: SecondFactorMethods;
+  /** The user's passkeys (the "Passkeys" section). */
+  passkeys?: Passkey[];
+  /** A change of address waiting for its link. */
+  pendingEmail?: { email: string; expiresAt: Date } | null;
 }
 
 function passwordInput(id: string, name: string, label: string, autocomplete: string, error?: string, hint?: string) {
@@ -29,37 +41,11 @@ function passwordInput(id: string, name: string, label: string, autocomplete: st
     ${hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : null} ${fieldError(error, id)}`;
 }
 
-/** A short name for a browser from its User-Agent ("Firefox on Linux"), or what it said. */
-export function describeBrowser(userAgent: string | null): string {
-  if (!userAgent) return 'Unknown browser';
-  const browser = /Edg\//.test(userAgent)
-    ? 'Edge'
-    : /Firefox\//.test(userAgent)
-      ? 'Firefox'
-      : /Chrom(e|ium)\//.test(userAgent)
-        ? 'Chrome'
-        : /Safari\//.test(userAgent)
-          ? 'Safari'
-          : undefined;
-  const os = /Android/.test(userAgent)
-    ? 'Android'
-    : /iPhone|iPad/.test(userAgent)
-      ? 'iOS'
-      : /Mac OS X/.test(userAgent)
-        ? 'macOS'
-        : /Windows/.test(userAgent)
-          ? 'Windows'
-          : /Linux/.test(userAgent)
-            ? 'Linux'
-            : undefined;
-  return browser && os ? `${browser} on ${os}` : (browser ?? userAgent.slice(0, 60));
-}
-
-const when = (date: Date) => new Date(date).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+/** A time as the security page shows it: `2026-11-26 09:15 UTC`. */
+export const when = (date: Date) => new Date(date).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
 
 export function securityPage(o: SecurityPageOptions): string {
   const pe = o.passwordErrors ?? {};
-  const ee = o.emailErrors ?? {};
   return page({
     title: 'Security',
     user: o.signedIn.user,
@@ -67,7 +53,7 @@ export function securityPage(o: SecurityPageOptions): string {
     current: 'security',
     notice: o.notice,
     body: html` <h1>Security</h1>
-      <p class="lead">Your password, your e-mail address, and where you are signed in.</p>
+      <p class="lead">Your password, your e-mail address, two-factor authentication, and where you are signed in.</p>
 
       <h2 class="section" id="password">Change password</h2>
       <div class="card">
@@ -86,26 +72,7 @@ export function securityPage(o: SecurityPageOptions): string {
         </form>
       </div>
 
-      <h2 class="section" id="email">E-mail address</h2>
-      <div class="card">
-        <p>Now: <strong class="wrap">${o.signedIn.user.email}</strong></p>
-        <form method="post" action="/account/email" novalidate>
-          <input type="hidden" name="_csrf" value="${o.csrfToken}" />
-          <label for="email">New e-mail address</label>
-          <input
-            id="email"
-            name="email"
-            type="email"
-            autocomplete="email"
-            required
-            value="${o.email ?? ''}"
-            aria-invalid="${ee.email ? 'true' : 'false'}"
-          />
-          ${fieldError(ee.email, 'email')}
-          ${passwordInput('email-current-password', 'current_password', 'Current password', 'current-password', ee.currentPassword)}
-          <div class="actions"><button type="submit" class="secondary">Change e-mail address</button></div>
-        </form>
-      </div>
+      ${emailSection(o)} ${twoFactorSection(o.twoFactor, o.csrfToken)} ${passkeysSection(o.passkeys)}
 
       <h2 class="section" id="sessions">Where you are signed in</h2>
       <table class="stack">
@@ -114,6 +81,7 @@ export function securityPage(o: SecurityPageOptions): string {
             <th scope="col">Browser</th>
             <th scope="col">Signed in</th>
             <th scope="col">Last active</th>
+            <th scope="col"><span class="muted">Action</span></th>
           </tr>
         </thead>
         <tbody>
@@ -125,6 +93,22 @@ export function securityPage(o: SecurityPageOptions): string {
                 </td>
                 <td class="date" data-label="Signed in">${when(s.signedInAt)}</td>
                 <td class="date" data-label="Last active">${when(s.lastSeenAt)}</td>
+                <td class="row-action">
+                  ${
+                    s.id === o.signedIn.sessionId
+                      ? null
+                      : html`<form method="post" action="/account/sessions/${s.id}/sign-out">
+                          <input type="hidden" name="_csrf" value="${o.csrfToken}" />
+                          <button
+                            type="submit"
+                            class="secondary"
+                            aria-label="Sign out ${describeBrowser(s.userAgent)}, signed in ${when(s.signedInAt)}"
+                          >
+                            Sign out
+                          </button>
+                        </form>`
+                  }
+                </td>
               </tr>`,
           )}
         </tbody>

@@ -13,9 +13,19 @@ import { DeviceAuthorizationEntity } from '../oauth/device-authorization.entity.
 import { GrantEntity } from '../oauth/grant.entity.js';
 import { SigningKeyEntity } from '../oauth/signing-key.entity.js';
 import { PersonalTokenEntity } from '../personal-tokens/personal-token.entity.js';
+import { KnownBrowserEntity } from '../sessions/known-browser.entity.js';
 import { SessionEntity } from '../sessions/session.entity.js';
 import { SignInFailureEntity } from '../sessions/sign-in-failure.entity.js';
 import { UserEntity } from '../users/user.entity.js';
+import { RecoveryCodeEntity } from '../two-factor/recovery-code.entity.js';
+import { PasskeyEntity } from '../passkeys/passkey.entity.js';
+import { PendingSignInEntity } from '../sessions/pending-sign-in.entity.js';
+import { WebAuthnChallengeEntity } from '../passkeys/webauthn-challenge.entity.js';
+import { AccountLinkEntity } from '../account-links/account-link.entity.js';
+import { WebhookAttemptEntity } from '../webhooks/webhook-attempt.entity.js';
+import { WebhookDeliveryEntity } from '../webhooks/webhook-delivery.entity.js';
+import { WebhookEndpointEntity } from '../webhooks/webhook-endpoint.entity.js';
+import { WebhookMessageEntity } from '../webhooks/webhook-message.entity.js';
 
 /** Every TypeORM entity of the service. A new module adds its entities here. */
 export const ENTITIES = [
@@ -37,4 +47,14 @@ export const ENTITIES = [
   AttendeeEntity,
   LegacyApiUsageEntity,
   HousekeepingRunEntity,
+  RecoveryCodeEntity,
+  PasskeyEntity,
+  KnownBrowserEntity,
+  PendingSignInEntity,
+  WebAuthnChallengeEntity,
+  AccountLinkEntity,
+  WebhookEndpointEntity,
+  WebhookMessageEntity,
+  WebhookDeliveryEntity,
+  WebhookAttemptEntity,
 ];

@@ -1,8 +1,9 @@
 /**
  * What went wrong, independent of transport. Each edge maps the kind to its own vocabulary:
- * HTTP status codes in the REST filter, `extensions.code` and `userErrors` in GraphQL.
+ * HTTP status codes in the REST filter, `extensions.code` and `userErrors` in GraphQL. `rate_limited`: an
+ * action of its own throttled (sending a test webhook), not the request budget; 429, `RATE_LIMITED`.
  */
-export type DomainErrorKind = 'invalid' | 'not_found' | 'conflict' | 'forbidden';
+export type DomainErrorKind = 'invalid' | 'not_found' | 'conflict' | 'forbidden' | 'rate_limited';
 
 /** Base of every module's typed error. `code` is a stable machine-readable string such as `USERNAME_TAKEN`. */
 export class DomainError extends Error {

@@ -11,6 +11,7 @@ const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
   not_found: HttpStatus.NOT_FOUND,
   conflict: HttpStatus.CONFLICT,
   forbidden: HttpStatus.FORBIDDEN,
+  rate_limited: HttpStatus.TOO_MANY_REQUESTS,
 };
 
 /** `{"message": "404 Not Found"}`: the status line as the message, GitLab-style. */

@@ -182,12 +182,15 @@ export class DemoSeeder {
       return { seeded: false, message: 'The demo data is already there; nothing was changed.' };
     }
     const suffix = randomBytes(2).toString('hex');
-    const organizerUser = await this.users.create({
-      username: `demo-organizer-${suffix}`,
-      email: `demo-organizer-${suffix}@example.com`,
-      name: 'Dana Organizer',
-      password,
-    });
+    const organizerUser = await this.users.create(
+      {
+        username: `demo-organizer-${suffix}`,
+        email: `demo-organizer-${suffix}@example.com`,
+        name: 'Dana Organizer',
+        password,
+      },
+      { emailVerified: true },
+    );
     const attendees = [];
     for (const [i, name] of [
       'Ada Lovelace',
@@ -198,12 +201,15 @@ export class DemoSeeder {
       'Ken Thompson',
     ].entries()) {
       attendees.push(
-        await this.users.create({
-          username: `demo-attendee-${i + 1}-${suffix}`,
-          email: `demo-attendee-${i + 1}-${suffix}@example.com`,
-          name,
-          password,
-        }),
+        await this.users.create(
+          {
+            username: `demo-attendee-${i + 1}-${suffix}`,
+            email: `demo-attendee-${i + 1}-${suffix}@example.com`,
+            name,
+            password,
+          },
+          { emailVerified: true },
+        ),
       );
     }
     const owner = this.readers.create(organizerUser.id);

@@ -3,6 +3,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import type { EntityManager } from 'typeorm';
 import { derivedJobId } from '../jobs/job-id.js';
+import type { JobInsertion } from '../jobs/job-insertion.js';
 import { jobKind } from '../jobs/job-kind.js';
 import { JobQueue } from '../jobs/job-queue.js';
 
@@ -109,6 +110,19 @@ export class EventNotices {
     this.on = config.attendeeMail;
     jobs.declare(REGISTRATION_NOTICES);
     jobs.declare(EVENT_NOTICES);
+  }
+
+  /** Whether attendees are told anything (ATTENDEE_MAIL): when not, no notice is written. */
+  get telling(): boolean {
+    return this.on;
+  }
+
+  /**
+   * The insert of a registration's notice as part of a statement of the caller's (`JobQueue.insertion`),
+   * its notice given by the SQL expression `notice`; null when attendees are told nothing.
+   */
+  async registrationInsertion(firstParameter: number, notice: string): Promise<JobInsertion | null> {
+    return this.on ? this.jobs.insertion(REGISTRATION_NOTICES, firstParameter, notice) : null;
   }
 
   /** A registration was confirmed, waitlisted, promoted or cancelled. */

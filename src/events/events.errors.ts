@@ -49,8 +49,12 @@ const KIND = {
   REGISTRATION_NOT_FOUND: 'not_found',
   ATTENDEE_NOT_FOUND: 'not_found',
   MEMBER_NOT_FOUND: 'not_found',
+  INVALID_GRACE_HOURS: 'invalid',
+  OWNER_WITHOUT_SECOND_FACTOR: 'conflict',
   // The caller may see it but not do this.
   FORBIDDEN: 'forbidden',
+  /** A member past the organizer's grace period without a second factor. */
+  SECOND_FACTOR_REQUIRED: 'forbidden',
 } as const satisfies Record<string, DomainErrorKind>;
 
 export type EventErrorCode = keyof typeof KIND;
@@ -82,5 +86,14 @@ export class EventError extends DomainError {
 
   static forbidden(action: string): EventError {
     return new EventError('FORBIDDEN', `You do not have the role needed to ${action}.`);
+  }
+
+  /** A member held back by the organizer's second-factor requirement since `deadline`. */
+  static secondFactorRequired(deadline: Date): EventError {
+    return new EventError(
+      'SECOND_FACTOR_REQUIRED',
+      `This organizer requires a second factor of its team, and your grace period ended at ${deadline.toISOString()}: ` +
+        'set up an authenticator app or a passkey on your account’s security page (/account/security) to act for it again.',
+    );
   }
 }

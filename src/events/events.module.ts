@@ -9,6 +9,8 @@ import { EventsReaderFactory } from './events.reader.js';
 import { EventConnectionResolver, EventsResolver } from './events.resolver.js';
 import { EventsService } from './events.service.js';
 import { GraphqlReaders } from './graphql-readers.js';
+import { AnonymousListings } from './listing-anonymous.js';
+import { PublicListingCache } from './public-listing-cache.js';
 import { NodeResolver } from './node.resolver.js';
 import { OrganizerMembersResolver, OrganizersResolver } from './organizers.resolver.js';
 import { OrganizersService } from './organizers.service.js';
@@ -18,6 +20,7 @@ import { TicketKeysController } from './ticket-keys.controller.js';
 import { TicketCodes } from './ticket-codes.js';
 import { TicketTypesResolver } from './ticket-types.resolver.js';
 import { TicketTypesService } from './ticket-types.service.js';
+import { WebhookOutbox } from './webhook-outbox.js';
 
 /**
  * The events domain: organizers and their teams, events, ticket types, registrations and attendees.
@@ -35,6 +38,8 @@ import { TicketTypesService } from './ticket-types.service.js';
     RegistrationsService,
     TicketCodes,
     EventsReaderFactory,
+    PublicListingCache,
+    AnonymousListings,
     DemoSeeder,
     GraphqlReaders,
     EventsResolver,
@@ -47,6 +52,7 @@ import { TicketTypesService } from './ticket-types.service.js';
     ViewerListsResolver,
     NodeResolver,
     EventNotices,
+    WebhookOutbox,
     NoticeFacts,
   ],
   exports: [
@@ -59,6 +65,7 @@ import { TicketTypesService } from './ticket-types.service.js';
     RegistrationsService,
     TicketCodes,
     EventsReaderFactory,
+    GraphqlReaders,
   ],
 })
 export class EventsModule {}

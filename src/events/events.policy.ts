@@ -38,6 +38,11 @@ export const EventsPolicy = {
     return callerId === userId;
   },
 
+  /** Requiring a second factor of the team, or no longer, and its grace period: owners, as GitHub and GitLab have it. */
+  canRequireSecondFactor(role: OrganizerRoleValue | null): boolean {
+    return role === 'owner';
+  },
+
   /** Granting, changing or removing `role` for someone else. */
   canAssignRole(role: OrganizerRoleValue | null, target: OrganizerRoleValue): boolean {
     return role === 'owner' || (role === 'admin' && target !== 'owner');

@@ -2,13 +2,28 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import DataLoader from 'dataloader';
 import { DataSource, EntityManager } from 'typeorm';
+import { Clock } from '../clock/clock.js';
 import { PreparedStatements } from '../database/prepared-statements.js';
+import { hasSecondFactorSql } from '../users/second-factors.js';
 import { User } from '../users/user.model.js';
 import { UsersService } from '../users/users.service.js';
 import { EventTables } from './event-tables.js';
+import { EventError } from './events.errors.js';
+import { PublicListingCache } from './public-listing-cache.js';
 import type { Attendee, Event, Organizer, OrganizerRoleValue, Registration, TicketType } from './events.model.js';
 
 type Row = Record<string, unknown>;
+
+/**
+ * The caller's membership of an organizer, and the second factor it may be waiting for: when the
+ * organizer requires one of its team and the caller has none, the time from which they may no longer act
+ * for it (`secondFactorDeadline`: the requirement's start, or their joining if later, plus the grace
+ * period); null otherwise.
+ */
+export interface Membership {
+  role: OrganizerRoleValue;
+  secondFactorDeadline: Date | null;
+}
 
 /**
  * The reads of one request, batched and cached by DataLoader: however many events a page holds, their
@@ -17,7 +32,8 @@ type Row = Record<string, unknown>;
  *
  * Writes go through it too (`changeEvent`, `changeOrganizer`): each runs in a transaction holding the
  * row lock of the event or organizer it changes, and the cache forgets what it read of them after,
- * so a read later in the same request sees the change without the service remembering to ask.
+ * so a read later in the same request sees the change without the service remembering to ask; once it
+ * has committed, so does the public listing (PublicListingCache), before the change is answered.
  */
 export class EventsReader {
   readonly organizers: DataLoader<string, Organizer | null>;
@@ -28,7 +44,7 @@ export class EventsReader {
   readonly attendees: DataLoader<string, Attendee | null>;
   readonly attendeesOfRegistration: DataLoader<string, Attendee[]>;
   readonly users: DataLoader<string, User | null>;
-  private readonly roles: DataLoader<string, OrganizerRoleValue | null>;
+  private readonly memberships: DataLoader<string, Membership | null>;
   private readonly activeRegistrations: DataLoader<string, Registration | null>;
 
   constructor(
@@ -38,6 +54,8 @@ export class EventsReader {
     private readonly dataSource: DataSource,
     /** The authenticated user, or null for an anonymous caller. */
     readonly userId: string | null,
+    private readonly clock: Clock,
+    private readonly listings: PublicListingCache,
   ) {
     const query = (sql: string, params: unknown[]): Promise<Row[]> => statements.run(sql, params);
     const { organizers: o, events: e, ticketTypes: t, registrations: r, attendees: a } = tables;
@@ -60,13 +78,15 @@ export class EventsReader {
       const found = new Map((await usersService.findManyByIds(ids)).map((u) => [u.id, u]));
       return ids.map((id) => found.get(id) ?? null);
     });
-    this.roles = new DataLoader(async (organizerIds) => {
+    this.memberships = new DataLoader(async (organizerIds) => {
       if (!this.userId) return organizerIds.map(() => null);
-      const rows = await query(`SELECT organizer_id, role FROM organizer_members WHERE user_id = $1 AND organizer_id = ANY($2)`, [
-        this.userId,
-        organizerIds,
-      ]);
-      const found = new Map(rows.map((r) => [r.organizer_id as string, r.role as OrganizerRoleValue]));
+      const rows = await query(MEMBERSHIPS, [this.userId, organizerIds]);
+      const found = new Map(
+        rows.map((r): [string, Membership] => [
+          r.organizer_id as string,
+          { role: r.role as OrganizerRoleValue, secondFactorDeadline: (r.second_factor_deadline as Date | null) ?? null },
+        ]),
+      );
       return organizerIds.map((id) => found.get(id) ?? null);
     });
     this.activeRegistrations = new DataLoader(async (eventIds) => {
@@ -80,9 +100,33 @@ export class EventsReader {
     });
   }
 
-  /** The caller's role in the organizer; null when not a member or anonymous. */
-  role(organizerId: string): Promise<OrganizerRoleValue | null> {
-    return this.userId ? this.roles.load(organizerId) : NO_ROLE;
+  /**
+   * The caller's role in the organizer; null when not a member, anonymous, or a member held back by the
+   * organizer's second-factor requirement (past its grace period without one): such a member sees what
+   * everyone sees and acts for the organizer in nothing (`refusal` tells them why).
+   */
+  async role(organizerId: string): Promise<OrganizerRoleValue | null> {
+    const membership = await this.membership(organizerId);
+    return membership && !this.heldBack(membership) ? membership.role : null;
+  }
+
+  /** The caller's membership as stored, whether or not a second-factor requirement holds it back. */
+  membership(organizerId: string): Promise<Membership | null> {
+    return this.userId ? this.memberships.load(organizerId) : NO_MEMBERSHIP;
+  }
+
+  /**
+   * The error for a caller refused `action` in an organizer: SECOND_FACTOR_REQUIRED (what to do, since
+   * when) for a member held back by the requirement, FORBIDDEN otherwise.
+   */
+  async refusal(organizerId: string, action: string): Promise<EventError> {
+    const membership = await this.membership(organizerId);
+    if (membership && this.heldBack(membership)) return EventError.secondFactorRequired(membership.secondFactorDeadline!);
+    return EventError.forbidden(action);
+  }
+
+  private heldBack(membership: Membership): boolean {
+    return membership.secondFactorDeadline !== null && membership.secondFactorDeadline <= this.clock.now();
   }
 
   /** The caller's confirmed or waitlisted registration for the event, if any. */
@@ -94,15 +138,18 @@ export class EventsReader {
    * Runs a change to an event or the rows under it (ticket types, registrations, attendees) in a
    * transaction holding the event's row lock (every change to its seats, tickets or registrations
    * happens under it), given the event as locked, or undefined when it is gone. Afterwards, committed
-   * or not, this request forgets what it read of the event and of the rows under it.
+   * or not, this request forgets what it read of the event and of the rows under it; once committed, so
+   * does the public listing (PublicListingCache.changed), here and on the other instances.
    */
   async changeEvent<T>(eventId: string, change: (tx: EntityManager, locked: Event | undefined) => Promise<T>): Promise<T> {
     const { events } = this.tables;
     try {
-      return await this.dataSource.transaction(async (tx) => {
-        const [row] = (await tx.query(`SELECT ${events.select} FROM events e WHERE e.id = $1 FOR UPDATE`, [eventId])) as Row[];
-        return change(tx, row && events.map(row));
-      });
+      return this.committed(
+        await this.dataSource.transaction(async (tx) => {
+          const [row] = (await tx.query(`SELECT ${events.select} FROM events e WHERE e.id = $1 FOR UPDATE`, [eventId])) as Row[];
+          return change(tx, row && events.map(row));
+        }),
+      );
     } finally {
       this.forgetEvent(eventId);
     }
@@ -115,7 +162,7 @@ export class EventsReader {
    */
   async writeEvent<T>(eventId: string, write: (db: EntityManager) => Promise<T>): Promise<T> {
     try {
-      return await write(this.dataSource.manager);
+      return this.committed(await write(this.dataSource.manager));
     } finally {
       this.forgetEvent(eventId);
     }
@@ -128,10 +175,12 @@ export class EventsReader {
    */
   async changeOrganizer<T>(organizerId: string, change: (tx: EntityManager) => Promise<T>): Promise<T> {
     try {
-      return await this.dataSource.transaction(async (tx) => {
-        await tx.query(`SELECT 1 FROM organizers WHERE id = $1 FOR UPDATE`, [organizerId]);
-        return change(tx);
-      });
+      return this.committed(
+        await this.dataSource.transaction(async (tx) => {
+          await tx.query(`SELECT 1 FROM organizers WHERE id = $1 FOR UPDATE`, [organizerId]);
+          return change(tx);
+        }),
+      );
     } finally {
       this.forgetOrganizer(organizerId);
     }
@@ -143,10 +192,19 @@ export class EventsReader {
    */
   async writeOrganizer<T>(organizerId: string, write: (db: EntityManager) => Promise<T>): Promise<T> {
     try {
-      return await write(this.dataSource.manager);
+      return this.committed(await write(this.dataSource.manager));
     } finally {
       this.forgetOrganizer(organizerId);
     }
+  }
+
+  /**
+   * A write has committed (a failed one, rolled back, changed nothing anyone could have listed): the
+   * public listing forgets its pages here and on the other instances, before the change is answered.
+   */
+  private committed<T>(result: T): T {
+    this.listings.changed();
+    return result;
   }
 
   private forgetEvent(eventId: string): void {
@@ -162,12 +220,23 @@ export class EventsReader {
 
   private forgetOrganizer(organizerId: string): void {
     this.organizers.clear(organizerId);
-    this.roles.clear(organizerId);
+    this.memberships.clear(organizerId);
   }
 }
 
 // What an anonymous caller has in every organizer and event: one settled promise, not one per field.
-const NO_ROLE: Promise<OrganizerRoleValue | null> = Promise.resolve(null);
+const NO_MEMBERSHIP: Promise<Membership | null> = Promise.resolve(null);
+
+// $1 user, $2 organizer ids.
+const MEMBERSHIPS = `
+  SELECT m.organizer_id, m.role,
+         CASE WHEN o.second_factor_required_since IS NULL OR ${hasSecondFactorSql('u')} THEN NULL
+              ELSE GREATEST(o.second_factor_required_since, m.created_at) + o.second_factor_grace_hours * interval '1 hour'
+         END AS second_factor_deadline
+    FROM organizer_members m
+    JOIN organizers o ON o.id = m.organizer_id
+    JOIN users u ON u.id = m.user_id
+   WHERE m.user_id = $1 AND m.organizer_id = ANY($2)`;
 const NO_REGISTRATION: Promise<Registration | null> = Promise.resolve(null);
 
 function byId<T extends { id: string }>(
@@ -203,9 +272,11 @@ export class EventsReaderFactory {
     private readonly users: UsersService,
     private readonly tables: EventTables,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+    private readonly listings: PublicListingCache,
   ) {}
 
   create(userId: string | null): EventsReader {
-    return new EventsReader(this.statements, this.users, this.tables, this.dataSource, userId);
+    return new EventsReader(this.statements, this.users, this.tables, this.dataSource, userId, this.clock, this.listings);
   }
 }

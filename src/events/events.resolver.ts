@@ -22,6 +22,7 @@ import type { GqlEvent, GqlEventConnection } from './events.graphql-mappers.js';
 import type { EventFormatValue, EventVisibilityValue, RegistrationStatusValue } from './events.model.js';
 import { EventsService } from './events.service.js';
 import { GraphqlReaders } from './graphql-readers.js';
+import { AnonymousListings } from './listing-anonymous.js';
 import { RegistrationsService } from './registrations.service.js';
 import { TicketTypesService } from './ticket-types.service.js';
 
@@ -39,22 +40,21 @@ export class EventsResolver
     private readonly ticketTypesService: TicketTypesService,
     private readonly registrationsService: RegistrationsService,
     private readonly readers: GraphqlReaders,
+    private readonly anonymousListings: AnonymousListings,
   ) {}
 
   @Query('events')
   @Public()
-  async events(_root: unknown, args: G.QueryEventsArgs): Promise<GqlEventConnection> {
-    const filter = args.filter ?? {};
-    const { page, totalCount } = await this.eventsService.list(
-      {
-        startsAfter: filter.startsAfter ?? null,
-        startsBefore: filter.startsBefore ?? null,
-        organizerSlug: filter.organizerSlug,
-        search: filter.search,
-      },
-      args.orderBy?.direction ?? 'ASC',
-      toPageRequest(args),
-    );
+  async events(_root: unknown, args: G.QueryEventsArgs, ctx: GraphqlContext): Promise<GqlEventConnection> {
+    const { startsAfter, startsBefore, organizerSlug, search } = args.filter ?? {};
+    const filter = { startsAfter: startsAfter ?? null, startsBefore: startsBefore ?? null, organizerSlug, search };
+    const direction = args.orderBy?.direction ?? 'ASC';
+    const reader = this.readers.of(ctx);
+    // Everyone without an account sees the same page: kept for them (PublicListingCache).
+    const { page, totalCount } =
+      reader.userId === null
+        ? await this.anonymousListings.page(reader, filter, direction, toPageRequest(args))
+        : await this.eventsService.list(filter, direction, toPageRequest(args));
     return toGqlEventConnection(page, totalCount);
   }
 

@@ -32,6 +32,8 @@ import { OrganizersService } from './organizers.service.js';
 import { checkAll } from '../errors/domain-error.js';
 import { eventPhase, EventPhaseValue } from './schedule.js';
 import { promoteWaitlist } from './waitlist.js';
+import { eventEvent, registrationEvent } from './webhook-events.js';
+import { WebhookOutbox } from './webhook-outbox.js';
 
 export interface EventInput {
   organizerId: string;
@@ -86,6 +88,7 @@ export class EventsService {
     private readonly pages: KeysetPager,
     private readonly tables: EventTables,
     private readonly notices: EventNotices,
+    private readonly outbox: WebhookOutbox,
   ) {}
 
   async create(reader: EventsReader, input: EventInput): Promise<Event> {
@@ -134,6 +137,11 @@ export class EventsService {
     }
   }
 
+  /**
+   * Changes an event. Of a published event, emits `event.changed` when any stored value changed (not
+   * for a change that leaves it as it was), and `registration.promoted` for each registration a raised
+   * capacity confirmed, in the change's transaction.
+   */
   async update(reader: EventsReader, eventId: string, changes: EventChanges): Promise<Event> {
     const event = await this.requireManageable(reader, eventId, 'change this event');
     const timesChange = changes.startsAt != null || changes.endsAt != null;
@@ -188,10 +196,17 @@ export class EventsService {
         const promoted =
           capacity !== undefined && event.status === 'published' ? await promoteWaitlist(tx, eventId, now, this.notices) : [];
         const [row] = (await tx.query(`SELECT ${events.select} FROM events e WHERE e.id = $1`, [eventId])) as Record<string, unknown>[];
-        const changed = current?.status === 'published' ? changesBetween(toldValues(current), toldValues(events.map(row!))) : [];
+        const after = events.map(row!);
+        const changed = current?.status === 'published' ? changesBetween(toldValues(current), toldValues(after)) : [];
         if (changed.length > 0) {
           await this.notices.event(tx, { message: 'event.changed', eventId, changes: changed, changedAt: now.toISOString() });
         }
+        await this.outbox.emit(tx, [
+          ...promoted.map((p) => registrationEvent('registration.promoted', now, event.organizerId, { ...p, eventId })),
+          ...(current?.status === 'published' && anythingChanged(current, after)
+            ? [eventEvent('event.changed', now, event.organizerId, eventId)]
+            : []),
+        ]);
         return { row: row!, promoted };
       });
       return events.map(updated.row);
@@ -205,19 +220,30 @@ export class EventsService {
     if (event.status !== 'draft') throw new EventError('EVENT_NOT_DRAFT', 'Only a draft can be published.', 'eventId');
     const missing = missingForPublication(event, (await reader.ticketTypesOfEvent.load(eventId)).length);
     if (missing) throw missing;
-    return this.setStatus(
-      reader,
-      eventId,
-      'draft',
-      `status = 'published', published_at = $2, updated_at = $2`,
-      'Only a draft can be published.',
+    const { events } = this.tables;
+    const now = this.clock.now();
+    // One statement, in a transaction only so that its domain event commits with it.
+    const published = await reader.writeEvent(eventId, (db) =>
+      db.transaction(async (tx) => {
+        const [rows] = (await tx.query(
+          `UPDATE events e SET status = 'published', published_at = $2, updated_at = $2 WHERE e.id = $1 AND e.status = 'draft'
+           RETURNING ${events.select}`,
+          [eventId, now],
+        )) as [Record<string, unknown>[], number];
+        if (!rows[0]) throw new EventError('EVENT_NOT_DRAFT', 'Only a draft can be published.', 'eventId');
+        await this.outbox.emit(tx, [eventEvent('event.published', now, event.organizerId, eventId)]);
+        return rows[0];
+      }),
     );
+    return events.map(published);
   }
 
   /**
    * Cancels a published event and, in the same transaction, ends every registration still confirmed or
    * waitlisted (`cancelled_by` = `event_cancelled`): nobody holds a seat of a cancelled event, so its
-   * seat and ticket counters go back to zero.
+   * seat and ticket counters go back to zero. Emits `event.cancelled` with it, and nothing for each
+   * registration it ends: no `registration.cancelled` (receivers learn of those from `event.cancelled`,
+   * and the registrations read as cancelled by `event_cancelled`).
    */
   async cancel(reader: EventsReader, eventId: string): Promise<Event> {
     const event = await this.requireManageable(reader, eventId, 'cancel this event');
@@ -239,6 +265,7 @@ export class EventsService {
         [eventId, now],
       )) as [Record<string, unknown>[], number];
       await this.notices.event(tx, { message: 'event.cancelled', eventId });
+      await this.outbox.emit(tx, [eventEvent('event.cancelled', now, event.organizerId, eventId)]);
       return { row: row! };
     });
     return events.map(cancelled.row);
@@ -299,8 +326,10 @@ export class EventsService {
   ): Promise<Event> {
     const event = await reader.events.load(eventId);
     const role = event ? await reader.role(event.organizerId) : null;
-    if (!event || !EventsPolicy.canView(event, role)) throw EventError.notFound('Event', 'eventId');
-    if (!allowed(role)) throw EventError.forbidden(action);
+    if (!event) throw EventError.notFound('Event', 'eventId');
+    // A member held back by the second-factor requirement is told why, not that the event is missing.
+    if (!EventsPolicy.canView(event, role) && !(await reader.membership(event.organizerId))) throw EventError.notFound('Event', 'eventId');
+    if (!allowed(role)) throw await reader.refusal(event.organizerId, action);
     return event;
   }
 
@@ -344,19 +373,13 @@ export class EventsService {
     }[];
     return rows[0]!.n;
   }
+}
 
-  private async setStatus(reader: EventsReader, eventId: string, from: string, assignments: string, conflict: string): Promise<Event> {
-    const { events } = this.tables;
-    const [rows] = (await reader.writeEvent(eventId, (db) =>
-      db.query(`UPDATE events e SET ${assignments} WHERE e.id = $1 AND e.status = $3 RETURNING ${events.select}`, [
-        eventId,
-        this.clock.now(),
-        from,
-      ]),
-    )) as [Record<string, unknown>[], number];
-    if (!rows[0]) throw new EventError('EVENT_NOT_DRAFT', conflict, 'eventId');
-    return events.map(rows[0]);
-  }
+/** Whether a stored value of the event changed (its last update time and seat counter aside). */
+function anythingChanged(before: Event, after: Event): boolean {
+  return (Object.keys(after) as (keyof Event)[]).some(
+    (key) => key !== 'updatedAt' && key !== 'confirmedSeats' && JSON.stringify(before[key]) !== JSON.stringify(after[key]),
+  );
 }
 
 function publicListing(select: string, filter: EventFilter): PageSource {

@@ -15,7 +15,12 @@ import { OrganizersService } from './organizers.service.js';
 @Resolver('Organizer')
 export class OrganizersResolver
   implements
-    FieldResolvers<G.OrganizerResolvers, G.Organizer, GqlOrganizer, 'viewerRole' | 'events' | 'members'>,
+    FieldResolvers<
+      G.OrganizerResolvers,
+      G.Organizer,
+      GqlOrganizer,
+      'viewerRole' | 'viewerSecondFactorDeadline' | 'events' | 'members' | 'webhookEndpoints'
+    >,
     RootResolvers<G.QueryResolvers, 'organizer'>,
     RootResolvers<
       G.MutationResolvers,
@@ -27,6 +32,9 @@ export class OrganizersResolver
     private readonly eventsService: EventsService,
     private readonly readers: GraphqlReaders,
   ) {}
+
+  // Resolved by the webhooks feature, which owns endpoints (OrganizerWebhooksResolver).
+  declare webhookEndpoints: NonNullable<G.OrganizerResolvers['webhookEndpoints']>;
 
   @Query('organizer')
   @Public()
@@ -40,6 +48,11 @@ export class OrganizersResolver
   async viewerRole(organizer: GqlOrganizer, _args: unknown, ctx: GraphqlContext): Promise<G.OrganizerRole | null> {
     const role = await this.readers.of(ctx).role(organizer[MODEL].id);
     return role ? (role.toUpperCase() as G.OrganizerRole) : null;
+  }
+
+  @ResolveField('viewerSecondFactorDeadline')
+  viewerSecondFactorDeadline(organizer: GqlOrganizer, _args: unknown, ctx: GraphqlContext): Promise<Date | null> {
+    return this.organizersService.secondFactorDeadline(this.readers.of(ctx), organizer[MODEL].id);
   }
 
   @ResolveField('events')

@@ -6,6 +6,7 @@ import { Assignments } from '../database/assignments.js';
 import type { Page, PageRequest, SortKey } from '../database/keyset.js';
 import { KeysetPager } from '../database/keyset-pager.js';
 import { violatedUniqueConstraint } from '../database/postgres-errors.js';
+import { SecondFactors } from '../users/second-factors.js';
 import { UsersService } from '../users/users.service.js';
 import { checkDescription, checkName, checkSlug, checkUrl, ifGiven } from './event-validation.js';
 import { EventError } from './events.errors.js';
@@ -22,7 +23,18 @@ export interface OrganizerInput {
   websiteUrl?: string | null;
 }
 
-export type OrganizerChanges = { name?: string | null; description?: string | null; websiteUrl?: string | null };
+export type OrganizerChanges = {
+  name?: string | null;
+  description?: string | null;
+  websiteUrl?: string | null;
+  /** Owners only: require a second factor of the team (true), or no longer (false). */
+  requireSecondFactor?: boolean | null;
+  /** Owners only: the grace period of that requirement, in hours (0 to 8,760). */
+  secondFactorGraceHours?: number | null;
+};
+
+/** The longest grace period an organizer may give its team to set up a second factor: a year. */
+export const MAX_SECOND_FACTOR_GRACE_HOURS = 8760;
 
 /** Members by when they joined: an organizer's team, or the organizers a user belongs to. */
 const byJoining = (list: 'Organizer.members' | 'User.organizerMemberships'): SortKey => ({
@@ -45,9 +57,12 @@ export class OrganizersService {
     private readonly clock: Clock,
     private readonly pages: KeysetPager,
     private readonly tables: EventTables,
+    private readonly secondFactors: SecondFactors,
   ) {}
 
+  /** A new organizer with the user as its owner; the user's e-mail address must be verified (EMAIL_NOT_VERIFIED). */
   async create(userId: string, input: OrganizerInput): Promise<Organizer> {
+    await this.users.requireVerifiedEmail(userId);
     const { slug, name, description, websiteUrl } = checkAll({
       slug: () => checkSlug(input.slug.trim().toLowerCase(), 64),
       name: () => checkName(input.name, 200),
@@ -78,18 +93,37 @@ export class OrganizersService {
   }
 
   async update(reader: EventsReader, organizerId: string, changes: OrganizerChanges): Promise<Organizer> {
-    await this.requireRole(reader, organizerId, EventsPolicy.canManage, 'change this organizer');
+    const requirement = changes.requireSecondFactor != null || changes.secondFactorGraceHours != null;
+    await (requirement
+      ? this.requireRole(reader, organizerId, EventsPolicy.canRequireSecondFactor, "change this organizer's second-factor requirement")
+      : this.requireRole(reader, organizerId, EventsPolicy.canManage, 'change this organizer'));
     const valid = checkAll({
       name: () => ifGiven(changes.name, (name) => checkName(name, 200)),
       description: () => ifGiven(changes.description, (description) => checkDescription(description, 5000)),
       websiteUrl: () => ifGiven(changes.websiteUrl, (url) => (url === '' ? null : checkUrl(url, 'websiteUrl'))),
+      secondFactorGraceHours: () => ifGiven(changes.secondFactorGraceHours, checkGraceHours),
     });
+    // As GitHub asks of an organization's owner: their own account first, so they are not the first one locked out.
+    if (changes.requireSecondFactor === true && !(await this.secondFactors.has(reader.userId!))) {
+      throw new EventError(
+        'OWNER_WITHOUT_SECOND_FACTOR',
+        'Set up a second factor for your own account (an authenticator app or a passkey, on your security page) before requiring one of the team.',
+        'requireSecondFactor',
+      );
+    }
+    const now = this.clock.now();
     const update = new Assignments([organizerId]);
     const set = (column: string, value: unknown) => update.set(column, value);
     if (valid.name !== undefined) set('name', valid.name);
     if (valid.description !== undefined) set('description', valid.description);
     if (valid.websiteUrl !== undefined) set('website_url', valid.websiteUrl);
-    set('updated_at', this.clock.now());
+    if (valid.secondFactorGraceHours !== undefined) set('second_factor_grace_hours', valid.secondFactorGraceHours);
+    if (changes.requireSecondFactor != null) {
+      // Required already: it keeps its start (the grace period does not begin again).
+      const since = (await reader.organizers.load(organizerId))!.secondFactorRequiredSince;
+      set('second_factor_required_since', changes.requireSecondFactor ? (since ?? now) : null);
+    }
+    set('updated_at', now);
     const { organizers } = this.tables;
     const [rows] = (await reader.writeOrganizer(organizerId, (db) =>
       db.query(`UPDATE organizers o SET ${update.toSql()} WHERE o.id = $1 RETURNING ${organizers.select}`, update.params),
@@ -147,8 +181,9 @@ export class OrganizersService {
   async removeMember(reader: EventsReader, organizerId: string, username: string): Promise<Organizer> {
     const user = await this.userNamed(username);
     const removingSelf = user.id === reader.userId;
+    // Leaving needs no second factor: a member held back by the requirement may still go.
     const callerRole = removingSelf
-      ? await this.requireRole(reader, organizerId, (r) => r !== null, 'leave this organizer')
+      ? await this.requireMembership(reader, organizerId)
       : await this.requireRole(reader, organizerId, EventsPolicy.canManage, 'remove members');
     await this.changeTeam(reader, organizerId, async (tx, members) => {
       const current = members.get(user.id);
@@ -174,7 +209,7 @@ export class OrganizersService {
 
   /** An organizer's team (its members and their roles) is for the team: the one rule GraphQL and REST both apply. */
   async requireCanSeeTeam(reader: EventsReader, organizerId: string): Promise<void> {
-    if (!EventsPolicy.canSeeAttendees(await reader.role(organizerId))) throw EventError.forbidden("see this organizer's team");
+    if (!EventsPolicy.canSeeAttendees(await reader.role(organizerId))) throw await reader.refusal(organizerId, "see this organizer's team");
   }
 
   /** The organizers a user belongs to. */
@@ -200,8 +235,23 @@ export class OrganizersService {
   ): Promise<OrganizerRoleValue | null> {
     const [organizer, role] = await Promise.all([reader.organizers.load(organizerId), reader.role(organizerId)]);
     if (!organizer) throw EventError.notFound('Organizer', 'organizerId');
-    if (!allowed(role)) throw EventError.forbidden(action);
+    if (!allowed(role)) throw await reader.refusal(organizerId, action);
     return role;
+  }
+
+  /**
+   * A member's second-factor deadline in an organizer (the viewer's, for `viewerSecondFactorDeadline`):
+   * when they must have one to go on acting for it; null when it requires none or they have one.
+   */
+  async secondFactorDeadline(reader: EventsReader, organizerId: string): Promise<Date | null> {
+    return (await reader.membership(organizerId))?.secondFactorDeadline ?? null;
+  }
+
+  private async requireMembership(reader: EventsReader, organizerId: string): Promise<OrganizerRoleValue> {
+    const [organizer, membership] = await Promise.all([reader.organizers.load(organizerId), reader.membership(organizerId)]);
+    if (!organizer) throw EventError.notFound('Organizer', 'organizerId');
+    if (!membership) throw EventError.forbidden('leave this organizer');
+    return membership.role;
   }
 
   private async userNamed(username: string) {
@@ -230,4 +280,15 @@ export class OrganizersService {
     if (owners.length === 0)
       throw new EventError('LAST_OWNER', 'An organizer keeps at least one owner: make someone else owner first.', 'username');
   }
+}
+
+function checkGraceHours(hours: number): number {
+  if (!Number.isInteger(hours) || hours < 0 || hours > MAX_SECOND_FACTOR_GRACE_HOURS) {
+    throw new EventError(
+      'INVALID_GRACE_HOURS',
+      `The grace period is a whole number of hours from 0 to ${MAX_SECOND_FACTOR_GRACE_HOURS} (a year).`,
+      'secondFactorGraceHours',
+    );
+  }
+  return hours;
 }

@@ -25,7 +25,7 @@ import { RegistrationsService } from './registrations.service.js';
 export class RegistrationsResolver
   implements
     FieldResolvers<G.RegistrationResolvers, G.Registration, GqlRegistration, 'event' | 'ticketType' | 'user' | 'attendees'>,
-    RootResolvers<G.MutationResolvers, 'registerForEvent' | 'cancelRegistration' | 'checkInAttendee'>
+    RootResolvers<G.MutationResolvers, 'registerForEvent' | 'cancelRegistration' | 'checkInAttendee' | 'undoCheckIn'>
 {
   constructor(
     private readonly registrationsService: RegistrationsService,
@@ -84,6 +84,15 @@ export class RegistrationsResolver
       return { attendee: toGqlAttendee(checkIn.attendee), alreadyCheckedIn: checkIn.alreadyCheckedIn };
     });
     return { attendee: checkIn?.attendee ?? null, alreadyCheckedIn: checkIn?.alreadyCheckedIn ?? false, userErrors };
+  }
+
+  @Mutation('undoCheckIn')
+  undoCheckIn(_root: unknown, { input }: G.MutationUndoCheckInArgs, ctx: GraphqlContext) {
+    return toPayload('attendee', async () =>
+      toGqlAttendee(
+        await this.registrationsService.undoCheckIn(this.readers.of(ctx), requireId(input.attendeeId, 'Attendee', 'attendeeId')),
+      ),
+    );
   }
 }
 

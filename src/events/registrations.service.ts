@@ -1,16 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../clock/clock.js';
 import type { Page, PageRequest, SortKey } from '../database/keyset.js';
 import { KeysetPager } from '../database/keyset-pager.js';
 import { fetchNumberedPage, NumberedPage } from '../database/offset-page.js';
+import { PreparedStatements, Statement } from '../database/prepared-statements.js';
 import { violatedUniqueConstraint } from '../database/postgres-errors.js';
 import { AttendeeInput, checkAttendees } from './event-validation.js';
-import { EventNotices } from './event-notices.js';
+import { EventNotices, RegistrationNotice } from './event-notices.js';
+import { ClaimRow, ClaimStatement, claimStatement } from './registration-claim.js';
 import { EventError } from './events.errors.js';
-import type { Attendee, CancelledByValue, Event, Registration, RegistrationStatusValue } from './events.model.js';
+import type { Attendee, CancelledByValue, Event, Registration, RegistrationStatusValue, TicketType } from './events.model.js';
 import { EventsPolicy } from './events.policy.js';
 import type { EventsReader } from './events.reader.js';
 import { EventTables } from './event-tables.js';
@@ -18,7 +20,9 @@ import { EventsService } from './events.service.js';
 import { TicketTypesService } from './ticket-types.service.js';
 import { salesState } from './schedule.js';
 import { TicketCodes } from './ticket-codes.js';
-import { promoteWaitlist } from './waitlist.js';
+import { promoteWaitlist, PromotedRegistration } from './waitlist.js';
+import { attendeeEvent, registrationEvent } from './webhook-events.js';
+import { WebhookFanOut, WebhookOutbox } from './webhook-outbox.js';
 
 /** The attendee to check in: exactly one of `attendeeId` and `code` (a scanned ticket code). */
 export interface CheckInTarget {
@@ -73,74 +77,168 @@ export class RegistrationsService {
     private readonly tables: EventTables,
     private readonly ticketCodes: TicketCodes,
     private readonly notices: EventNotices,
+    private readonly outbox: WebhookOutbox,
+    private readonly statements: PreparedStatements,
   ) {}
 
+  /** The registration's statement, made once (its jobs' SQL comes from pg-boss). */
+  private claimStatement?: Promise<ClaimStatement>;
+
+  /**
+   * Registers the caller. Emits `registration.created` and then `registration.confirmed` or
+   * `registration.waitlisted`, in the registration's transaction (nothing when it rolls back).
+   */
   async register(reader: EventsReader, input: RegistrationInput): Promise<Registration> {
     const userId = reader.userId;
     if (!userId) throw EventError.forbidden('register without signing in');
-    const event = await this.events.findVisible(reader, input.eventId);
-    if (!event) throw EventError.notFound('Event', 'eventId');
-    const ticketType = await this.ticketTypes.findVisible(reader, input.ticketTypeId);
-    if (!ticketType || ticketType.eventId !== event.id) throw EventError.notFound('TicketType', 'ticketTypeId');
+    // Every check that needs no lock comes first: the event's row is locked for one statement only.
+    const { event, ticketType } = await this.visibleToRegister(reader, input);
     const attendees = checkAttendees(input.attendees, ticketType);
     const quantity = attendees.length;
     const now = this.clock.now();
+    checkOpen(seatStateOf(event, ticketType), now);
+    // The event's ticket types as read with it (primed by visibleToRegister), for the answer after the claim.
+    const ticketTypesOfEvent = await reader.ticketTypesOfEvent.load(event.id);
 
-    const { registrations } = this.tables;
+    const claim = await (this.claimStatement ??= claimStatement(this.tables, this.outbox, this.notices));
+    const registrationId = randomUUID();
+    const attendeeIds = attendees.map(() => randomUUID());
+    const facts = { id: registrationId, eventId: event.id, userId };
+    const told = (status: 'registration.confirmed' | 'registration.waitlisted') => ({
+      fanOut: JSON.stringify({
+        events: [
+          registrationEvent('registration.created', now, event.organizerId, facts),
+          registrationEvent(status, now, event.organizerId, facts),
+        ],
+      } satisfies WebhookFanOut),
+      notice: JSON.stringify({ message: status, registrationId } satisfies RegistrationNotice),
+    });
+    const [confirmed, waitlisted] = [told('registration.confirmed'), told('registration.waitlisted')];
+    const values: unknown[] = [
+      event.id,
+      ticketType.id,
+      registrationId,
+      userId,
+      newReference(),
+      quantity,
+      now,
+      attendeeIds,
+      attendees.map((a) => a.name),
+      attendees.map((a) => a.email),
+      confirmed.fanOut,
+      waitlisted.fanOut,
+      ...(claim.mail ? [confirmed.notice, waitlisted.notice] : []),
+      ...claim.jobValues,
+    ];
+
+    // One statement, its own transaction (no BEGIN, no COMMIT from here): the lock it takes ends with it,
+    // inside PostgreSQL, never waiting on this process.
+    let row: ClaimRow | undefined;
     try {
-      return await reader.changeEvent(event.id, async (tx) => {
-        const [state] = (await tx.query(
-          `SELECT e.status, e.ends_at, e.capacity, e.confirmed_seats, t.quantity, t.sold, t.sales_start_at, t.sales_end_at
-             FROM events e JOIN ticket_types t ON t.event_id = e.id
-            WHERE e.id = $1 AND t.id = $2`,
-          [event.id, ticketType.id],
-        )) as SeatState[];
-        if (!state) throw EventError.notFound('TicketType', 'ticketTypeId');
-        checkOpen(state, now);
-        const active = (await tx.query(`SELECT 1 FROM registrations WHERE event_id = $1 AND user_id = $2 AND status <> 'cancelled'`, [
-          event.id,
-          userId,
-        ])) as unknown[];
-        if (active.length)
-          throw new EventError(
-            'ALREADY_REGISTERED',
-            'You are already registered for this event; cancel that registration first.',
-            'eventId',
-          );
-
-        const fits =
-          (state.capacity === null || state.confirmed_seats + quantity <= state.capacity) &&
-          (state.quantity === null || state.sold + quantity <= state.quantity);
-        const status: RegistrationStatusValue = fits ? 'confirmed' : 'waitlisted';
-        const [row] = (await tx.query(
-          `INSERT INTO registrations AS r (event_id, ticket_type_id, user_id, reference, status, quantity, created_at, confirmed_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $7) RETURNING ${registrations.select}`,
-          [event.id, ticketType.id, userId, newReference(), status, quantity, now, fits ? now : null],
-        )) as Record<string, unknown>[];
-        await tx.query(
-          `INSERT INTO attendees (registration_id, name, email, position, created_at)
-           SELECT $1, a.name, a.email, a.position, $2 FROM unnest($3::text[], $4::text[], $5::int[]) AS a(name, email, position)`,
-          [row!.id, now, attendees.map((a) => a.name), attendees.map((a) => a.email), attendees.map((_, i) => i + 1)],
-        );
-        if (fits) await this.takeSeats(tx, event.id, ticketType.id, quantity);
-        await this.notices.registration(tx, {
-          message: fits ? 'registration.confirmed' : 'registration.waitlisted',
-          registrationId: row!.id as string,
-        });
-        return registrations.map(row!);
-      });
+      [row] = await reader.writeEvent(event.id, () => this.statements.query<ClaimRow>(claim, values));
     } catch (err) {
-      if (violatedUniqueConstraint(err) === 'registrations_one_active_per_user_idx') {
+      if (violatedUnique(err) === 'registrations_one_active_per_user_idx') {
         throw new EventError('ALREADY_REGISTERED', 'You are already registered for this event; cancel that registration first.', 'eventId');
       }
       throw err;
     }
+    if (!row) throw EventError.notFound('TicketType', 'ticketTypeId');
+    if (row.id == null) {
+      // Nothing written: closed (the precise reason).
+      checkOpen(row, now);
+      throw new Error('registration not written for an event open to registrations');
+    }
+
+    // The answer is built from what the transaction wrote and decided: once it has committed, the
+    // payload's fields (attendees, ticket type, event) must not need the database again.
+    const registration = this.tables.registrations.map(row);
+    const seats = row.fits ? quantity : 0;
+    reader.registrations.prime(registration.id, registration);
+    const written = attendees.map((a, i): Attendee => ({
+      id: attendeeIds[i]!,
+      registrationId,
+      name: a.name,
+      email: a.email,
+      position: i + 1,
+      checkedInAt: null,
+      createdAt: now,
+    }));
+    reader.attendeesOfRegistration.prime(registrationId, written);
+    for (const attendee of written) reader.attendees.prime(attendee.id, attendee);
+    // The rows as locked (their seats and sales as the statement saw them, plus its own).
+    const claimed: TicketType = {
+      ...ticketType,
+      quantity: row.ticket_quantity,
+      sold: row.sold + seats,
+      salesStartAt: row.sales_start_at,
+      salesEndAt: row.sales_end_at,
+    };
+    reader.ticketTypes.prime(ticketType.id, claimed);
+    // The event's other ticket types as read before the claim.
+    reader.ticketTypesOfEvent.prime(
+      event.id,
+      ticketTypesOfEvent.map((t) => (t.id === claimed.id ? claimed : t)),
+    );
+    for (const t of ticketTypesOfEvent) if (t.id !== claimed.id) reader.ticketTypes.prime(t.id, t);
+    reader.events.prime(event.id, { ...event, capacity: row.capacity, confirmedSeats: row.confirmed_seats + seats, endsAt: row.ends_at });
+    return registration;
   }
+
+  /**
+   * The event and the ticket type to register for, as the caller sees them (EventsService.findVisible,
+   * TicketTypesService.findVisible). Both are read at once; the caller's role in the organizer is read
+   * only when it matters: a published event that is not private, and a ticket type that is not hidden,
+   * are seen by everyone, whatever their role (EventsPolicy.canView), the common case of a ticket rush.
+   */
+  private async visibleToRegister(reader: EventsReader, input: RegistrationInput): Promise<{ event: Event; ticketType: TicketType }> {
+    const [read, readTicketType] = await this.eventAndTicketType(reader, input);
+    const forEveryone =
+      read && EventsPolicy.canView(read, null) && readTicketType && readTicketType.eventId === read.id && !readTicketType.hidden;
+    const event = forEveryone ? read : await this.events.findVisible(reader, input.eventId);
+    if (!event) throw EventError.notFound('Event', 'eventId');
+    const ticketType = forEveryone ? readTicketType : await this.ticketTypes.findVisible(reader, input.ticketTypeId);
+    if (!ticketType || ticketType.eventId !== event.id) throw EventError.notFound('TicketType', 'ticketTypeId');
+    return { event, ticketType };
+  }
+
+  /**
+   * The event, its organizer and its ticket types in one statement (the ticket type asked for among them:
+   * one of another event reads as neither, and the loaders then tell which is missing), primed into the
+   * request's loaders: the answer's `event { organizer ticketTypes }` need no read after the claim.
+   */
+  private async eventAndTicketType(reader: EventsReader, input: RegistrationInput): Promise<[Event | null, TicketType | null]> {
+    const { events, ticketTypes, organizers } = this.tables;
+    const aliased = (table: typeof ticketTypes | typeof organizers, alias: string) =>
+      table.columns.map((c) => `${alias}.${c.column} AS "${alias}.${c.column}"`).join(', ');
+    const unaliased = (row: Record<string, unknown>, table: typeof ticketTypes | typeof organizers, alias: string) =>
+      Object.fromEntries(table.columns.map((c) => [c.column, row[`${alias}.${c.column}`]]));
+    this.eventAndTicketTypeStatement ??= {
+      name: 'registration-event-and-ticket-types',
+      text: `SELECT ${events.select}, ${aliased(ticketTypes, 't')}, ${aliased(organizers, 'o')}
+               FROM events e JOIN organizers o ON o.id = e.organizer_id JOIN ticket_types t ON t.event_id = e.id
+              WHERE e.id = $1 ORDER BY t.created_at, t.id`,
+    };
+    const rows = await this.statements.query(this.eventAndTicketTypeStatement, [input.eventId]);
+    const all = rows.map((row) => ticketTypes.map(unaliased(row, ticketTypes, 't')));
+    const ticketType = all.find((t) => t.id === input.ticketTypeId);
+    if (!ticketType) return Promise.all([reader.events.load(input.eventId), reader.ticketTypes.load(input.ticketTypeId)]);
+    const event = events.map(rows[0]!);
+    const organizer = organizers.map(unaliased(rows[0]!, organizers, 'o'));
+    reader.events.prime(event.id, event);
+    reader.organizers.prime(organizer.id, organizer);
+    for (const t of all) reader.ticketTypes.prime(t.id, t);
+    reader.ticketTypesOfEvent.prime(event.id, all);
+    return [event, ticketType];
+  }
+
+  private eventAndTicketTypeStatement?: Statement;
 
   /**
    * Cancels a registration; freed seats go to the waitlist. Its registrant may, until one of its
    * attendees has checked in (CHECKED_IN: a ticket used at the door is not given back); the organizer's
    * owners and admins always may (a mistaken check-in, someone sent away). Recorded in `cancelled_by`.
+   * Emits `registration.cancelled`, and `registration.promoted` for each registration the freed seats
+   * confirmed, in one transaction.
    */
   async cancel(reader: EventsReader, registrationId: string): Promise<Registration> {
     const registration = await this.findVisible(reader, registrationId);
@@ -151,7 +249,7 @@ export class RegistrationsService {
     }
     const now = this.clock.now();
     const { registrations } = this.tables;
-    const cancelled = await reader.changeEvent(registration.eventId, async (tx) => {
+    const cancelled = await reader.changeEvent(registration.eventId, async (tx, locked) => {
       // The row lock orders this after a check-in in flight (which holds the row FOR SHARE), so the
       // UPDATE below, a statement of its own, sees that check-in.
       const [current] = (await tx.query(`SELECT status, ticket_type_id, quantity FROM registrations WHERE id = $1 FOR UPDATE`, [
@@ -172,7 +270,7 @@ export class RegistrationsService {
           'registrationId',
         );
       // Registrations the freed seats confirmed from the waitlist.
-      let promoted: string[] = [];
+      let promoted: PromotedRegistration[] = [];
       if (current!.status === 'confirmed') {
         await this.takeSeats(tx, registration.eventId, current!.ticket_type_id, -current!.quantity);
         const [event] = (await tx.query(`SELECT status, ends_at FROM events WHERE id = $1`, [registration.eventId])) as {
@@ -183,16 +281,48 @@ export class RegistrationsService {
           promoted = await promoteWaitlist(tx, registration.eventId, now, this.notices);
       }
       await this.notices.registration(tx, { message: 'registration.cancelled', registrationId, by });
-      return { row: row!, by, promoted };
+      const organizerId = locked!.organizerId;
+      await this.outbox.emit(tx, [
+        registrationEvent('registration.cancelled', now, organizerId, registration),
+        ...promoted.map((p) => registrationEvent('registration.promoted', now, organizerId, { ...p, eventId: registration.eventId })),
+      ]);
+      // What the answer shows of the registration, read while the change still holds its locks: its
+      // attendees and ticket type (seats given back, others taken), the event's seats as they end up, its organizer.
+      const { ticketTypes, organizers } = this.tables;
+      const [held, [ticketType]] = (await Promise.all([
+        tx.query(`SELECT ${this.tables.attendees.select} FROM attendees a WHERE a.registration_id = $1 ORDER BY a.position`, [
+          registrationId,
+        ]),
+        tx.query(
+          `SELECT ${ticketTypes.select}, ${organizers.columns.map((c) => `o.${c.column} AS "o.${c.column}"`).join(', ')}
+             FROM ticket_types t, organizers o WHERE t.id = $1 AND o.id = $2`,
+          [current!.ticket_type_id, locked!.organizerId],
+        ),
+      ])) as [Record<string, unknown>[], Record<string, unknown>[]];
+      const organizer = Object.fromEntries(organizers.columns.map((c) => [c.column, ticketType![`o.${c.column}`]]));
+      const freed = current!.status === 'confirmed' ? current!.quantity : 0;
+      const taken = promoted.reduce((sum, p) => sum + p.quantity, 0);
+      const event = { ...locked!, confirmedSeats: locked!.confirmedSeats - freed + taken };
+      return { row: row!, held, ticketType: ticketType!, event, organizer: organizer! };
     });
-    return registrations.map(cancelled.row);
+    const answer = registrations.map(cancelled.row);
+    reader.registrations.prime(answer.id, answer);
+    const held = cancelled.held.map(this.tables.attendees.map);
+    reader.attendeesOfRegistration.prime(answer.id, held);
+    for (const attendee of held) reader.attendees.prime(attendee.id, attendee);
+    const ticketType = this.tables.ticketTypes.map(cancelled.ticketType);
+    reader.ticketTypes.prime(ticketType.id, ticketType);
+    reader.events.prime(cancelled.event.id, cancelled.event);
+    const organizer = this.tables.organizers.map(cancelled.organizer);
+    reader.organizers.prime(organizer.id, organizer);
+    return answer;
   }
 
   /**
    * Records an attendee's arrival, found by id or by the code of their ticket (`TicketCodes`); any
    * member of the organizer may do it. Idempotent: a second scan answers the first check-in's time with
    * `alreadyCheckedIn`. With `eventId` (the event a door admits people to), a ticket for another event
-   * is refused (WRONG_EVENT).
+   * is refused (WRONG_EVENT). Emits `attendee.checked_in` for the first check-in only, with it.
    */
   async checkIn(reader: EventsReader, target: CheckInTarget): Promise<CheckIn> {
     const attendeeId = await this.attendeeToCheckIn(reader, target);
@@ -201,27 +331,78 @@ export class RegistrationsService {
     const registration = (await reader.registrations.load(attendee.registrationId))!;
     if (target.eventId && target.eventId !== registration.eventId)
       throw new EventError('WRONG_EVENT', 'This ticket is for another event.', target.code ? 'code' : 'attendeeId');
-    await this.events.requireRole(reader, registration.eventId, EventsPolicy.canSeeAttendees, 'check attendees in');
+    const event = await this.events.requireRole(reader, registration.eventId, EventsPolicy.canSeeAttendees, 'check attendees in');
     const notConfirmed = () =>
       new EventError('NOT_CONFIRMED', 'Only attendees of a confirmed registration can be checked in.', target.code ? 'code' : 'attendeeId');
     if (registration.status !== 'confirmed') throw notConfirmed();
     const { attendees } = this.tables;
+    const now = this.clock.now();
+    // One statement, in a transaction only so that its domain event commits with it (no lock beyond the row's).
     // FOR SHARE: a cancellation of the registration waits for this check-in, or this one for it.
-    const [checkedIn] = (await reader.writeEvent(registration.eventId, (db) =>
-      db.query(
-        `WITH r AS (SELECT id FROM registrations WHERE id = $3 AND status = 'confirmed' FOR SHARE)
-         UPDATE attendees a SET checked_in_at = $2 FROM r WHERE a.id = $1 AND a.registration_id = r.id AND a.checked_in_at IS NULL
-         RETURNING ${attendees.select}`,
-        [attendeeId, this.clock.now(), registration.id],
-      ),
-    )) as [Record<string, unknown>[], number];
-    if (checkedIn[0]) return { attendee: attendees.map(checkedIn[0]), alreadyCheckedIn: false };
+    const checkedIn = await reader.writeEvent(registration.eventId, (db) =>
+      db.transaction(async (tx) => {
+        const [rows] = (await tx.query(
+          `WITH r AS (SELECT id FROM registrations WHERE id = $3 AND status = 'confirmed' FOR SHARE)
+           UPDATE attendees a SET checked_in_at = $2 FROM r WHERE a.id = $1 AND a.registration_id = r.id AND a.checked_in_at IS NULL
+           RETURNING ${attendees.select}`,
+          [attendeeId, now, registration.id],
+        )) as [Record<string, unknown>[], number];
+        if (rows[0]) await this.outbox.emit(tx, [attendeeEvent('attendee.checked_in', now, event.organizerId, registration, attendeeId)]);
+        return rows;
+      }),
+    );
+    if (checkedIn[0]) {
+      const answer = attendees.map(checkedIn[0]);
+      // The answer's attendee, registration and event as this request knew them: none is read again after the write.
+      rememberCheckIn(reader, answer, registration, event);
+      return { attendee: answer, alreadyCheckedIn: false };
+    }
     const [earlier] = (await this.dataSource.query(
       `SELECT ${attendees.select}, r.status AS registration_status FROM attendees a JOIN registrations r ON r.id = a.registration_id WHERE a.id = $1`,
       [attendeeId],
     )) as Record<string, unknown>[];
     if (earlier?.registration_status !== 'confirmed' || !earlier.checked_in_at) throw notConfirmed();
-    return { attendee: attendees.map(earlier), alreadyCheckedIn: true };
+    const answer = attendees.map(earlier);
+    rememberCheckIn(reader, answer, registration, event);
+    return { attendee: answer, alreadyCheckedIn: true };
+  }
+
+  /**
+   * Undoes an attendee's check-in (a mistaken scan, someone who left): any member of the organizer, as
+   * checking in. Idempotent: an attendee who is not checked in is answered as they are. Emits
+   * `attendee.check_in_undone` only when a check-in was undone, with it.
+   */
+  async undoCheckIn(reader: EventsReader, attendeeId: string): Promise<Attendee> {
+    const attendee = await this.findVisibleAttendee(reader, attendeeId);
+    if (!attendee) throw EventError.notFound('Attendee', 'attendeeId');
+    const registration = (await reader.registrations.load(attendee.registrationId))!;
+    const event = await this.events.requireRole(reader, registration.eventId, EventsPolicy.canSeeAttendees, 'undo check-ins');
+    const { attendees } = this.tables;
+    const now = this.clock.now();
+    const undone = await reader.writeEvent(registration.eventId, (db) =>
+      db.transaction(async (tx) => {
+        const [rows] = (await tx.query(
+          `UPDATE attendees a SET checked_in_at = NULL WHERE a.id = $1 AND a.checked_in_at IS NOT NULL RETURNING ${attendees.select}`,
+          [attendeeId],
+        )) as [Record<string, unknown>[], number];
+        if (rows[0])
+          await this.outbox.emit(tx, [attendeeEvent('attendee.check_in_undone', now, event.organizerId, registration, attendeeId)]);
+        return rows[0];
+      }),
+    );
+    if (undone) {
+      const answer = attendees.map(undone);
+      rememberCheckIn(reader, answer, registration, event);
+      return answer;
+    }
+    const [current] = (await this.dataSource.query(`SELECT ${attendees.select} FROM attendees a WHERE a.id = $1`, [attendeeId])) as Record<
+      string,
+      unknown
+    >[];
+    if (!current) throw EventError.notFound('Attendee', 'attendeeId');
+    const answer = attendees.map(current);
+    rememberCheckIn(reader, answer, registration, event);
+    return answer;
   }
 
   /**
@@ -250,6 +431,8 @@ export class RegistrationsService {
     if (!ticket) throw new EventError('INVALID_TICKET_CODE', 'This is not a valid ticket code: it was altered or not issued here.', 'code');
     const event = await reader.events.load(ticket.eventId);
     const role = event ? await reader.role(event.organizerId) : null;
+    if (event && !EventsPolicy.canSeeAttendees(role) && (await reader.membership(event.organizerId)))
+      throw await reader.refusal(event.organizerId, 'check attendees in');
     if (!event || !EventsPolicy.canSeeAttendees(role))
       throw new EventError('WRONG_EVENT', 'This ticket is for an event you do not check people in for.', 'code');
     const attendee = await reader.attendees.load(ticket.attendeeId);
@@ -337,7 +520,8 @@ export class RegistrationsService {
 
   /** An event's registrations are for its organizer's team: the one rule GraphQL and REST both apply. */
   async requireCanSeeRegistrationsOf(reader: EventsReader, event: Pick<Event, 'organizerId'>): Promise<void> {
-    if (!EventsPolicy.canSeeAttendees(await reader.role(event.organizerId))) throw EventError.forbidden("see this event's registrations");
+    if (!EventsPolicy.canSeeAttendees(await reader.role(event.organizerId)))
+      throw await reader.refusal(event.organizerId, "see this event's registrations");
   }
 
   /** An event's registrations in numbered pages, oldest first, for its organizer's members. */
@@ -368,24 +552,45 @@ export class RegistrationsService {
   }
 }
 
-interface SeatState {
-  status: string;
-  ends_at: Date;
-  capacity: number | null;
-  confirmed_seats: number;
-  quantity: number | null;
-  sold: number;
-  sales_start_at: Date | null;
-  sales_end_at: Date | null;
+/**
+ * After a check-in or its undoing, the answer's attendee, its registration and its event as the request
+ * knew them (the write changed only the attendee; the reader forgot all three): the payload's fields
+ * (`registration`, `ticketCode`) need no read after the write, which could fail once it is done.
+ */
+function rememberCheckIn(reader: EventsReader, attendee: Attendee, registration: Registration, event: Event): void {
+  reader.attendees.prime(attendee.id, attendee);
+  reader.registrations.prime(registration.id, registration);
+  reader.events.prime(event.id, event);
+}
+
+/** What decides whether a registration may be made, as the event's and ticket type's locked rows say. */
+type SeatState = Pick<ClaimRow, 'event_status' | 'ends_at' | 'sales_start_at' | 'sales_end_at'>;
+
+function seatStateOf(event: Event, ticketType: TicketType): SeatState {
+  return {
+    event_status: event.status,
+    ends_at: event.endsAt,
+    sales_start_at: ticketType.salesStartAt,
+    sales_end_at: ticketType.salesEndAt,
+  };
 }
 
 function checkOpen(state: SeatState, now: Date): void {
-  if (state.status === 'cancelled') throw new EventError('EVENT_CANCELLED', 'This event is cancelled.', 'eventId');
-  if (state.status !== 'published') throw new EventError('REGISTRATION_CLOSED', 'This event is not published yet.', 'eventId');
+  const status = state.event_status;
+  if (status === 'cancelled') throw new EventError('EVENT_CANCELLED', 'This event is cancelled.', 'eventId');
+  if (status !== 'published') throw new EventError('REGISTRATION_CLOSED', 'This event is not published yet.', 'eventId');
   if (state.ends_at <= now) throw new EventError('EVENT_ENDED', 'This event has ended.', 'eventId');
   const sales = salesState({ salesStartAt: state.sales_start_at, salesEndAt: state.sales_end_at }, now);
   if (sales === 'not_started') throw new EventError('SALES_NOT_STARTED', 'Sales of this ticket type have not opened yet.', 'ticketTypeId');
   if (sales === 'ended') throw new EventError('SALES_ENDED', 'Sales of this ticket type have closed.', 'ticketTypeId');
+}
+
+/** The constraint a statement violated as a unique violation, whether it ran through TypeORM or on the connection itself. */
+function violatedUnique(err: unknown): string | undefined {
+  const raw = err as { code?: unknown; constraint?: unknown } | null;
+  if (raw && typeof raw === 'object' && !('driverError' in raw) && raw.code === '23505' && typeof raw.constraint === 'string')
+    return raw.constraint;
+  return violatedUniqueConstraint(err);
 }
 
 function newReference(): string {

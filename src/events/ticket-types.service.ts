@@ -21,6 +21,8 @@ import { EventTables } from './event-tables.js';
 import { EventsService } from './events.service.js';
 import { checkAll } from '../errors/domain-error.js';
 import { promoteWaitlist } from './waitlist.js';
+import { registrationEvent } from './webhook-events.js';
+import { WebhookOutbox } from './webhook-outbox.js';
 
 export interface TicketTypeInput {
   name: string;
@@ -45,6 +47,7 @@ export class TicketTypesService {
     private readonly clock: Clock,
     private readonly tables: EventTables,
     private readonly notices: EventNotices,
+    private readonly outbox: WebhookOutbox,
   ) {}
 
   async create(reader: EventsReader, eventId: string, input: TicketTypeInput): Promise<TicketType> {
@@ -89,6 +92,10 @@ export class TicketTypesService {
     return ticketTypes.map(created[0]!);
   }
 
+  /**
+   * Changes a ticket type. A raised quantity may confirm waitlisted registrations: each emits
+   * `registration.promoted` in the change's transaction (a ticket type's change is no `event.changed`).
+   */
   async update(reader: EventsReader, ticketTypeId: string, changes: TicketTypeChanges): Promise<TicketType> {
     const current = await this.requireManageable(reader, ticketTypeId, 'change this ticket type');
     const salesChange = changes.salesStartAt !== undefined || changes.salesEndAt !== undefined;
@@ -127,13 +134,19 @@ export class TicketTypesService {
     const now = this.clock.now();
     set('updated_at', now);
     const { ticketTypes } = this.tables;
-    const rows = await reader.changeEvent(current.eventId, async (tx) => {
+    const rows = await reader.changeEvent(current.eventId, async (tx, event) => {
       const [{ sold }] = (await tx.query(`SELECT sold FROM ticket_types WHERE id = $1`, [ticketTypeId])) as [{ sold: number }];
       if (quantity !== undefined && quantity < sold) {
         throw new EventError('QUANTITY_BELOW_SOLD', `${sold} tickets are already confirmed: the quantity cannot be lower.`, 'quantity');
       }
       await tx.query(`UPDATE ticket_types SET ${update.toSql()} WHERE id = $1`, update.params);
-      if (quantity !== undefined) await promoteWaitlist(tx, current.eventId, now, this.notices);
+      if (quantity !== undefined) {
+        const promoted = await promoteWaitlist(tx, current.eventId, now, this.notices);
+        await this.outbox.emit(
+          tx,
+          promoted.map((p) => registrationEvent('registration.promoted', now, event!.organizerId, { ...p, eventId: current.eventId })),
+        );
+      }
       return (await tx.query(`SELECT ${ticketTypes.select} FROM ticket_types t WHERE t.id = $1`, [ticketTypeId])) as Record<
         string,
         unknown

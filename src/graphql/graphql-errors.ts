@@ -1,4 +1,4 @@
-import { ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { FastifyRequest } from 'fastify';
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
@@ -21,6 +21,7 @@ const CODE_OF_KIND: Record<DomainErrorKind, string> = {
   not_found: 'NOT_FOUND',
   conflict: 'CONFLICT',
   forbidden: 'FORBIDDEN',
+  rate_limited: RATE_LIMITED_CODE,
 };
 
 /** Whether an error is one the service means to give (domain, auth, text, or a GraphQL error with a code). */
@@ -95,25 +96,33 @@ export function logQueryLimit(req: FastifyRequest, error: QueryLimitError): void
  * `Retry-After`, and the log line is counted with every other request's in the interval.
  */
 export const errorLoggingPlugin: ApolloServerPlugin<GraphqlContext> = {
-  async requestDidStart() {
-    let unavailable = false;
-    return {
-      async didEncounterErrors({ errors, contextValue }) {
-        for (const error of errors) {
-          const original = unwrapResolverError(error);
-          const limit = asQueryLimitError(original);
-          if (isDatabaseUnavailable(original)) {
-            unavailable = true;
-            reportDatabaseUnavailable(contextValue.req, original);
-          } else if (limit) logQueryLimit(contextValue.req, limit);
-          else if (!isExpected(original)) contextValue.req.log.error({ err: original, path: error.path }, 'GraphQL operation failed');
-        }
-      },
-      async willSendResponse({ response }) {
-        if (!unavailable) return;
-        response.http.status = 503;
-        response.http.headers.set('retry-after', String(RETRY_AFTER_SECONDS));
-      },
-    };
-  },
+  // One listener for every request, given as one settled promise: a request without errors costs no
+  // allocation here. The responses of requests that met an unreachable database are marked in a WeakSet.
+  requestDidStart: () => ERROR_LOGGING_LISTENER,
 };
+
+const unavailableResponses = new WeakSet<object>();
+
+const ERROR_LOGGING_LISTENER: Promise<GraphQLRequestListener<GraphqlContext>> = Promise.resolve({
+  didEncounterErrors({ errors, contextValue, response }) {
+    for (const error of errors) {
+      const original = unwrapResolverError(error);
+      const limit = asQueryLimitError(original);
+      if (isDatabaseUnavailable(original)) {
+        unavailableResponses.add(response);
+        reportDatabaseUnavailable(contextValue.req, original);
+      } else if (limit) logQueryLimit(contextValue.req, limit);
+      else if (!isExpected(original)) contextValue.req.log.error({ err: original, path: error.path }, 'GraphQL operation failed');
+    }
+    return SETTLED;
+  },
+  willSendResponse({ response }) {
+    if (unavailableResponses.has(response)) {
+      response.http.status = 503;
+      response.http.headers.set('retry-after', String(RETRY_AFTER_SECONDS));
+    }
+    return SETTLED;
+  },
+});
+
+const SETTLED = Promise.resolve();

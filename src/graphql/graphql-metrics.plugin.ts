@@ -1,6 +1,7 @@
-import { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
+import { ApolloServerPlugin, GraphQLRequestContextDidResolveOperation, GraphQLRequestListener } from '@apollo/server';
+import type { OperationDefinitionNode } from 'graphql';
 import { Injectable } from '@nestjs/common';
-import { Metrics } from '../metrics/metrics.js';
+import { GraphqlOperationSeries, Metrics } from '../metrics/metrics.js';
 import { GraphqlContext } from './graphql-context.js';
 
 /** Distinct operation names given their own label value; later names count as `other`. */
@@ -15,27 +16,26 @@ const MAX_OPERATION_NAMES = 100;
 @Injectable()
 export class GraphqlMetricsPlugin implements ApolloServerPlugin<GraphqlContext> {
   private readonly names = new Set<string>();
+  private readonly byOperation = new WeakMap<OperationDefinitionNode, GraphqlOperationSeries>();
+  private unknown?: GraphqlOperationSeries;
 
   constructor(private readonly metrics: Metrics) {}
 
-  async requestDidStart(): Promise<GraphQLRequestListener<GraphqlContext>> {
-    const startedAt = performance.now();
-    let operation = 'unknown';
-    let type = 'unknown';
-    let errored = false;
-    return {
-      didResolveOperation: async ({ operation: resolved }) => {
-        if (!resolved) return;
-        type = resolved.operation;
-        operation = this.label(resolved.name?.value);
-      },
-      didEncounterErrors: async () => {
-        errored = true;
-      },
-      willSendResponse: async () => {
-        this.metrics.graphqlOperation(operation, type, errored, (performance.now() - startedAt) / 1000);
-      },
-    };
+  // Not async functions: the listener's hooks return one settled promise, made once, rather than a new one per call.
+  requestDidStart(): Promise<GraphQLRequestListener<GraphqlContext>> {
+    return Promise.resolve(new OperationRecord(this, performance.now()));
+  }
+
+  /** The series of an operation, kept with its definition (the same object for a repeated document). */
+  seriesOf(operation: OperationDefinitionNode | null | undefined): GraphqlOperationSeries {
+    if (!operation) return (this.unknown ??= this.metrics.graphqlOperationSeries('unknown', 'unknown'));
+    let series = this.byOperation.get(operation);
+    if (!series)
+      this.byOperation.set(
+        operation,
+        (series = this.metrics.graphqlOperationSeries(this.label(operation.name?.value), operation.operation)),
+      );
+    return series;
   }
 
   private label(name: string | undefined): string {
@@ -46,3 +46,33 @@ export class GraphqlMetricsPlugin implements ApolloServerPlugin<GraphqlContext> 
     return name;
   }
 }
+
+/** One request's listener: the operation's series once resolved, whether errors were met, and its duration at the response. */
+class OperationRecord implements GraphQLRequestListener<GraphqlContext> {
+  private series?: GraphqlOperationSeries;
+  private errored = false;
+
+  constructor(
+    private readonly plugin: GraphqlMetricsPlugin,
+    private readonly startedAt: number,
+  ) {}
+
+  didResolveOperation({ operation }: GraphQLRequestContextDidResolveOperation<GraphqlContext>): Promise<void> {
+    this.series = this.plugin.seriesOf(operation);
+    return DONE;
+  }
+
+  didEncounterErrors(): Promise<void> {
+    this.errored = true;
+    return DONE;
+  }
+
+  willSendResponse(): Promise<void> {
+    const series = this.series ?? this.plugin.seriesOf(undefined);
+    (this.errored ? series.error : series.ok).value++;
+    series.duration.observe((performance.now() - this.startedAt) / 1000);
+    return DONE;
+  }
+}
+
+const DONE = Promise.resolve();

@@ -48,51 +48,64 @@ export class GraphqlController {
     return this.execute(req, reply);
   }
 
-  private async execute(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const budget = this.rateLimits.enabled ? this.rateLimits.budgetOf(req, reply) : undefined;
-    const context: GraphqlContext = { req, principal: req.principal ?? null, policy: {}, budget, scope: new Map() };
-    const request = toApolloRequest(req);
-    const response = await this.apollo().executeHTTPGraphQLRequest({
-      httpGraphQLRequest: request,
-      // Apollo asks for the context before it parses the document, and answers a GraphQLError thrown
-      // here with its status (400) in the negotiated media type: a document beyond the token or
-      // nesting limit is refused before the parser (which recurses once per bracket) sees it.
-      context: async () => {
-        const query = queryOf(request);
-        const refusal = query === undefined ? undefined : checkDocumentLimits(query);
-        if (refusal) {
-          logQueryLimit(req, refusal);
-          throw refusal;
-        }
-        return context;
-      },
-    });
-    if (budget) {
-      // An operation that was analysed has been charged its cost; a request that ended before (a
-      // document that does not parse, an operation refused for its credentials) costs 1 point.
-      const pending = budget.charge(1);
-      if (pending) await pending;
-      if (budget.refusal) throw budget.refusal;
-    }
-    if (context.policy.denial) throw context.policy.denial;
-
-    reply.status(statusFor(response));
-    for (const [name, value] of response.headers) reply.header(name, value);
-    // An answer to a caller with credentials may carry what only that caller may read: no cache, shared
-    // or the browser's, keeps it. Anonymous answers hold public data and carry no directive (Apollo's
-    // cache-control plugin is off), so no cache stores them either without a validator or a lifetime.
-    if (context.principal) reply.header('cache-control', 'private, no-store');
-    if (response.body.kind === 'complete') {
-      await reply.send(response.body.string);
-    } else {
-      await reply.send(Readable.from(response.body.asyncIterator));
-    }
+  private execute(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    return answerGraphql(this.apollo(), this.rateLimits, req, reply);
   }
 
   private apollo(): ApolloServer<GraphqlContext> {
     this.server ??= (this.moduleRef.get(GraphQLModule, { strict: false }).graphQlAdapter as AgoraApolloDriver)
       .instance as unknown as ApolloServer<GraphqlContext>;
     return this.server;
+  }
+}
+
+/**
+ * One GraphQL request over HTTP, as GraphqlController answers it (exported for bench/layers.ts, which
+ * runs it behind each of the request hooks in turn).
+ */
+export async function answerGraphql(
+  apollo: ApolloServer<GraphqlContext>,
+  rateLimits: RateLimits,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const budget = rateLimits.enabled ? rateLimits.budgetOf(req, reply) : undefined;
+  const context: GraphqlContext = { req, principal: req.principal ?? null, policy: {}, budget, scope: new Map() };
+  const request = toApolloRequest(req);
+  const response = await apollo.executeHTTPGraphQLRequest({
+    httpGraphQLRequest: request,
+    // Apollo asks for the context before it parses the document, and answers a GraphQLError thrown
+    // here with its status (400) in the negotiated media type: a document beyond the token or
+    // nesting limit is refused before the parser (which recurses once per bracket) sees it.
+    context: async () => {
+      const query = queryOf(request);
+      const refusal = query === undefined ? undefined : checkDocumentLimits(query);
+      if (refusal) {
+        logQueryLimit(req, refusal);
+        throw refusal;
+      }
+      return context;
+    },
+  });
+  if (budget) {
+    // An operation that was analysed has been charged its cost; a request that ended before (a
+    // document that does not parse, an operation refused for its credentials) costs 1 point.
+    const pending = budget.charge(1);
+    if (pending) await pending;
+    if (budget.refusal) throw budget.refusal;
+  }
+  if (context.policy.denial) throw context.policy.denial;
+
+  reply.status(statusFor(response));
+  for (const [name, value] of response.headers) reply.header(name, value);
+  // An answer to a caller with credentials may carry what only that caller may read: no cache, shared
+  // or the browser's, keeps it. Anonymous answers hold public data and carry no directive (Apollo's
+  // cache-control plugin is off), so no cache stores them either without a validator or a lifetime.
+  if (context.principal) reply.header('cache-control', 'private, no-store');
+  if (response.body.kind === 'complete') {
+    await reply.send(response.body.string);
+  } else {
+    await reply.send(Readable.from(response.body.asyncIterator));
   }
 }
 

@@ -3,6 +3,7 @@ import {
   ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
+import type { ApolloServerPlugin } from '@apollo/server';
 import { ApolloDriverConfig } from '@nestjs/apollo';
 import { Module, OnModuleInit } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
@@ -23,6 +24,43 @@ import { GRAPHQL_PATH } from './graphql-path.js';
 import { ErrorMappers } from '../errors/error-mappers.js';
 import { addressOf } from '../errors/generic-errors.js';
 import { graphqlErrors } from './graphql-exception.filter.js';
+import type { GraphqlContext } from './graphql-context.js';
+
+/**
+ * Apollo Server's settings besides the schema, with Agora's own plugins (exported for bench/layers.ts,
+ * which adds the plugins one by one).
+ */
+export function apolloSettings(agoraPlugins: ApolloServerPlugin<GraphqlContext>[]): ApolloDriverConfig {
+  return {
+    path: GRAPHQL_PATH,
+    introspection: true,
+    graphiql: false,
+    persistedQueries: false,
+    // Apollo's CSRF guard exists for cookie-authenticated endpoints. /graphql reads credentials from
+    // headers only, which a cross-site page cannot make a browser send, so GET queries are allowed
+    // as GraphQL-over-HTTP describes them.
+    csrfPrevention: false,
+    allowBatchedHttpRequests: false,
+    includeStacktraceInErrorResponses: false,
+    autoTransformHttpErrors: false,
+    formatError: formatGraphqlError,
+    // Execution errors answer 200 as GraphQL-over-HTTP says, except an unreachable database, which
+    // errorLoggingPlugin answers 503: Nest's plugin that would reset every status to 200 stays out.
+    preserveHttpStatusForExecutionErrors: false,
+    // The text boundary inside documents: string literals PostgreSQL cannot store (variables are
+    // checked with the request body by TextBoundaryGuard). Operations of a type the schema lacks
+    // (subscriptions) are refused here too, not in execution.
+    validationRules: [storableStringLiterals, knownOperationTypes],
+    // No @cacheControl hints are used: skip the per-field hook that would compute them. Agora is not
+    // a federated subgraph: no inline traces, whose plugin Apollo would otherwise ask on every request.
+    plugins: [
+      ...agoraPlugins,
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+      ApolloServerPluginInlineTraceDisabled(),
+    ],
+  };
+}
 
 @Module({
   imports: [DiscoveryModule],
@@ -41,36 +79,8 @@ class GraphqlPolicyModule {}
       useFactory: (policy: OperationPolicyPlugin, graphqlMetrics: GraphqlMetricsPlugin, metrics: Metrics): ApolloDriverConfig => ({
         typePaths: [join(projectRoot(), 'src/**/*.graphql')],
         resolvers: { DateTime: DateTimeScalar },
-        path: GRAPHQL_PATH,
-        introspection: true,
-        graphiql: false,
-        persistedQueries: false,
-        // Apollo's CSRF guard exists for cookie-authenticated endpoints. /graphql reads credentials from
-        // headers only, which a cross-site page cannot make a browser send, so GET queries are allowed
-        // as GraphQL-over-HTTP describes them.
-        csrfPrevention: false,
-        allowBatchedHttpRequests: false,
-        includeStacktraceInErrorResponses: false,
-        autoTransformHttpErrors: false,
-        formatError: formatGraphqlError,
-        // Execution errors answer 200 as GraphQL-over-HTTP says, except an unreachable database, which
-        // errorLoggingPlugin answers 503: Nest's plugin that would reset every status to 200 stays out.
-        preserveHttpStatusForExecutionErrors: false,
-        // The text boundary inside documents: string literals PostgreSQL cannot store (variables are
-        // checked with the request body by TextBoundaryGuard). Operations of a type the schema lacks
-        // (subscriptions) are refused here too, not in execution.
-        validationRules: [storableStringLiterals, knownOperationTypes],
-        // No @cacheControl hints are used: skip the per-field hook that would compute them. Agora is not
-        // a federated subgraph: no inline traces, whose plugin Apollo would otherwise ask on every request.
-        plugins: [
-          policy,
-          errorLoggingPlugin,
-          // Only when /metrics is served: otherwise Apollo need not call it on every request.
-          ...(metrics.enabled ? [graphqlMetrics] : []),
-          ApolloServerPluginLandingPageDisabled(),
-          ApolloServerPluginCacheControlDisabled(),
-          ApolloServerPluginInlineTraceDisabled(),
-        ],
+        // GraphqlMetricsPlugin only when /metrics is served: otherwise Apollo need not call it on every request.
+        ...apolloSettings([policy, errorLoggingPlugin, ...(metrics.enabled ? [graphqlMetrics] : [])]),
       }),
     }),
   ],

@@ -11,6 +11,10 @@ import type {
   GqlAttendee as GqlAttendeeModel,
 } from '../events/events.graphql-mappers.js';
 import type { UserProfile as UserProfileModel } from '../users/user.model.js';
+import type {
+  GqlWebhookEndpoint as GqlWebhookEndpointModel,
+  GqlWebhookDelivery as GqlWebhookDeliveryModel,
+} from '../webhooks/webhooks.graphql-mappers.js';
 import type { GraphqlContext } from './graphql-context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = T | null | undefined;
@@ -50,6 +54,15 @@ export type Query = {
   viewer: User;
   /** Public profile of a user, or null when no active user has this username. Public. */
   user: Maybe<User>;
+  /**
+   * Webhook endpoint with this ID, or null when there is none or the caller does not manage it (an
+   * organizer's owners and admins, an application's owner).
+   */
+  webhookEndpoint: Maybe<WebhookEndpoint>;
+  /** Webhook endpoints of an OAuth application, oldest first. Its owner only; NOT_FOUND for anyone else. */
+  applicationWebhookEndpoints: Array<WebhookEndpoint>;
+  /** Delivery with this ID and its attempts, or null when there is none or the caller does not manage its endpoint. */
+  webhookDelivery: Maybe<WebhookDelivery>;
 };
 
 /** Entry point of every read operation. */
@@ -81,6 +94,21 @@ export type QueryOrganizerArgs = {
 /** Entry point of every read operation. */
 export type QueryUserArgs = {
   username: Scalars['String']['input'];
+};
+
+/** Entry point of every read operation. */
+export type QueryWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+};
+
+/** Entry point of every read operation. */
+export type QueryApplicationWebhookEndpointsArgs = {
+  clientId: Scalars['String']['input'];
+};
+
+/** Entry point of every read operation. */
+export type QueryWebhookDeliveryArgs = {
+  id: Scalars['ID']['input'];
 };
 
 /** Entry point of every write operation. Mutations need a token with the `api` scope. */
@@ -128,6 +156,11 @@ export type Mutation = {
    * an error: the payload says `alreadyCheckedIn` and gives the first check-in's time.
    */
   checkInAttendee: CheckInAttendeePayload;
+  /**
+   * Undoes an attendee's check-in (a mistaken scan): `checkedInAt` becomes null. Needs any role in the
+   * event's organizer, as checking in. Undoing for an attendee who is not checked in is not an error.
+   */
+  undoCheckIn: UndoCheckInPayload;
   /** Adds a ticket type to an event. Needs the owner or admin role. */
   createTicketType: TicketTypePayload;
   /** Changes a ticket type. Its quantity cannot fall below the tickets already confirmed. */
@@ -136,6 +169,27 @@ export type Mutation = {
   deleteTicketType: DeleteTicketTypePayload;
   /** Changes the authenticated user's profile. */
   updateViewerProfile: UpdateViewerProfilePayload;
+  /**
+   * Registers a webhook endpoint for an organizer (its owners and admins) or an OAuth application (its
+   * owner). Needs a verified e-mail address. The signing secret is in the payload, and never again.
+   */
+  createWebhookEndpoint: CreateWebhookEndpointPayload;
+  /** Changes an endpoint's address, event types, description or whether it is active. */
+  updateWebhookEndpoint: WebhookEndpointPayload;
+  /** Deletes an endpoint with its delivery log; deliveries not yet made are dropped. */
+  deleteWebhookEndpoint: DeleteWebhookEndpointPayload;
+  /**
+   * Gives an endpoint a new signing secret, in the payload and never again. The previous secret keeps
+   * signing beside it (two signatures per delivery) for the hours asked.
+   */
+  rotateWebhookEndpointSecret: CreateWebhookEndpointPayload;
+  /** Sends a `webhook.test` event to an endpoint now, whatever its state. At most 10 a minute per endpoint (RATE_LIMITED). */
+  sendTestWebhook: WebhookDeliveryPayload;
+  /**
+   * Attempts a delivery once more, now, with the same `webhook-id`; the retry schedule is not restarted.
+   * At most 10 a minute per endpoint (RATE_LIMITED).
+   */
+  redeliverWebhook: WebhookDeliveryPayload;
 };
 
 /** Entry point of every write operation. Mutations need a token with the `api` scope. */
@@ -204,6 +258,11 @@ export type MutationCheckInAttendeeArgs = {
 };
 
 /** Entry point of every write operation. Mutations need a token with the `api` scope. */
+export type MutationUndoCheckInArgs = {
+  input: UndoCheckInInput;
+};
+
+/** Entry point of every write operation. Mutations need a token with the `api` scope. */
 export type MutationCreateTicketTypeArgs = {
   input: CreateTicketTypeInput;
 };
@@ -221,6 +280,36 @@ export type MutationDeleteTicketTypeArgs = {
 /** Entry point of every write operation. Mutations need a token with the `api` scope. */
 export type MutationUpdateViewerProfileArgs = {
   input: UpdateViewerProfileInput;
+};
+
+/** Entry point of every write operation. Mutations need a token with the `api` scope. */
+export type MutationCreateWebhookEndpointArgs = {
+  input: CreateWebhookEndpointInput;
+};
+
+/** Entry point of every write operation. Mutations need a token with the `api` scope. */
+export type MutationUpdateWebhookEndpointArgs = {
+  input: UpdateWebhookEndpointInput;
+};
+
+/** Entry point of every write operation. Mutations need a token with the `api` scope. */
+export type MutationDeleteWebhookEndpointArgs = {
+  input: DeleteWebhookEndpointInput;
+};
+
+/** Entry point of every write operation. Mutations need a token with the `api` scope. */
+export type MutationRotateWebhookEndpointSecretArgs = {
+  input: RotateWebhookEndpointSecretInput;
+};
+
+/** Entry point of every write operation. Mutations need a token with the `api` scope. */
+export type MutationSendTestWebhookArgs = {
+  input: SendTestWebhookInput;
+};
+
+/** Entry point of every write operation. Mutations need a token with the `api` scope. */
+export type MutationRedeliverWebhookArgs = {
+  input: RedeliverWebhookInput;
 };
 
 /** Event people register for. */
@@ -526,6 +615,18 @@ export type Organizer = Node & {
   createdAt: Scalars['DateTime']['output'];
   /** Role of the authenticated user in this organizer, or null when they are not a member (or anonymous). */
   viewerRole: Maybe<OrganizerRole>;
+  /** Since when the organizer requires a second factor of its team; null when it does not. */
+  secondFactorRequiredSince: Maybe<Scalars['DateTime']['output']>;
+  /**
+   * Hours a member without a second factor may go on acting for the organizer, counted from the requirement or
+   * from joining if later.
+   */
+  secondFactorGraceHours: Scalars['Int']['output'];
+  /**
+   * When the authenticated user must have a second factor to go on acting for this organizer (past: they may
+   * not until they set one up, SECOND_FACTOR_REQUIRED); null when it requires none, they have one or are no member.
+   */
+  viewerSecondFactorDeadline: Maybe<Scalars['DateTime']['output']>;
   /**
    * Events of this organizer by start time. Members see every event, including drafts; others see published
    * public ones.
@@ -533,6 +634,8 @@ export type Organizer = Node & {
   events: EventConnection;
   /** Team of the organizer, oldest member first. Members only; FORBIDDEN for others. */
   members: Maybe<OrganizerMemberConnection>;
+  /** Webhook endpoints of the organizer, oldest first (at most 20). Owners and admins only; FORBIDDEN for others. */
+  webhookEndpoints: Maybe<Array<WebhookEndpoint>>;
 };
 
 /** Team that runs events, with a public page. */
@@ -616,6 +719,10 @@ export type UpdateOrganizerInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   /** New website; an empty string removes it. */
   websiteUrl?: InputMaybe<Scalars['String']['input']>;
+  /** Owners only: true requires a second factor of every member (the owner's own account first), false no longer. */
+  requireSecondFactor?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Owners only: grace period of that requirement, 0 to 8,760 hours. */
+  secondFactorGraceHours?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** Result of `createOrganizer`. */
@@ -832,6 +939,21 @@ export type CheckInAttendeePayload = {
   userErrors: Array<UserError>;
 };
 
+/** Attendee whose check-in to undo. */
+export type UndoCheckInInput = {
+  /** Global ID of the attendee. */
+  attendeeId: Scalars['ID']['input'];
+};
+
+/** Result of `undoCheckIn`. */
+export type UndoCheckInPayload = {
+  __typename?: 'UndoCheckInPayload';
+  /** Attendee as it now is (not checked in), or null when `userErrors` is not empty. */
+  attendee: Maybe<Attendee>;
+  /** Problems with the input; empty on success. */
+  userErrors: Array<UserError>;
+};
+
 /** Kind of ticket sold for an event, with its price and quantity. */
 export type TicketType = Node & {
   __typename?: 'TicketType';
@@ -1040,6 +1162,264 @@ export type UpdateViewerProfilePayload = {
   userErrors: Array<UserError>;
 };
 
+/** What happened, as a webhook reports it (the body's `type`: `REGISTRATION_CREATED` is `registration.created`). */
+export type WebhookEventType =
+  /** Someone registered for an event (`registration.confirmed` or `registration.waitlisted` follows in the same change). */
+  | 'REGISTRATION_CREATED'
+  /** Registration got its seats. */
+  | 'REGISTRATION_CONFIRMED'
+  /** Registration was put on the waitlist: the event or ticket type was full. */
+  | 'REGISTRATION_WAITLISTED'
+  /** Waitlisted registration got its seats after others cancelled or capacity grew. */
+  | 'REGISTRATION_PROMOTED'
+  /** Registration was cancelled by its registrant or the organizer (not by the event's cancellation: that is `event.cancelled`). */
+  | 'REGISTRATION_CANCELLED'
+  /** Attendee was checked in (not when scanned again). */
+  | 'ATTENDEE_CHECKED_IN'
+  /** Attendee's check-in was undone. */
+  | 'ATTENDEE_CHECK_IN_UNDONE'
+  /** Draft event was published. */
+  | 'EVENT_PUBLISHED'
+  /** Published event's details changed. */
+  | 'EVENT_CHANGED'
+  /** Published event was cancelled, with every registration it still had. */
+  | 'EVENT_CANCELLED';
+
+/** Whether an endpoint receives new deliveries. */
+export type WebhookEndpointState =
+  /** Receives deliveries. */
+  | 'ACTIVE'
+  /** Paused by its owners: receives nothing new. */
+  | 'PAUSED'
+  /** Disabled by the service after failing for three days (see `disabledReason`): receives nothing new until set active. */
+  | 'DISABLED';
+
+/** Where a delivery stands. */
+export type WebhookDeliveryState =
+  /** Waiting for its next attempt (`nextAttemptAt`). */
+  | 'SCHEDULED'
+  /** Attempt about to run or running. */
+  | 'QUEUED'
+  /** Receiver answered 2xx. */
+  | 'SUCCEEDED'
+  /** Every attempt failed, or the endpoint was disabled. */
+  | 'FAILED'
+  /** Not sent: when its turn came, no account that authorized the application (of an application's endpoint) was concerned any more (grant revoked, account suspended). */
+  | 'SKIPPED';
+
+/** What started an attempt. */
+export type WebhookAttemptTrigger =
+  /** Delivery or one of its retries. */
+  | 'AUTOMATIC'
+  /** Redelivery asked by the endpoint's owners. */
+  | 'REDELIVERY'
+  /** Test event. */
+  | 'TEST';
+
+/** Outcome of one attempt. */
+export type WebhookAttemptOutcome =
+  /** Receiver answered 2xx. */
+  | 'SUCCEEDED'
+  /** Any other status, a redirect (not followed), a timeout or a refused or failed connection. */
+  | 'FAILED';
+
+/** Address that receives signed webhook deliveries (Standard Webhooks) of an organizer's or application's events. Its owners only. */
+export type WebhookEndpoint = {
+  __typename?: 'WebhookEndpoint';
+  /** ID of the endpoint (the `endpoint_id` of test events). */
+  id: Scalars['ID']['output'];
+  /** Organizer whose events it receives; null for an application's endpoint. */
+  organizer: Maybe<Organizer>;
+  /** Client ID of the application whose users' events it receives; null for an organizer's endpoint. */
+  applicationClientId: Maybe<Scalars['String']['output']>;
+  /** Address the deliveries are POSTed to. */
+  url: Scalars['String']['output'];
+  /** Description its owners gave it, possibly empty. */
+  description: Scalars['String']['output'];
+  /** Event types it receives. */
+  eventTypes: Array<WebhookEventType>;
+  /** Whether it receives new deliveries. */
+  state: WebhookEndpointState;
+  /** Why the service disabled it; null unless disabled. */
+  disabledReason: Maybe<Scalars['String']['output']>;
+  /** When the service disabled it; null unless disabled. */
+  disabledAt: Maybe<Scalars['DateTime']['output']>;
+  /** During a secret rotation, when the previous secret stops signing; null otherwise. */
+  previousSecretExpiresAt: Maybe<Scalars['DateTime']['output']>;
+  /** First failed attempt since its last success; null while deliveries succeed. */
+  failingSince: Maybe<Scalars['DateTime']['output']>;
+  /** When it was registered. */
+  createdAt: Scalars['DateTime']['output'];
+  /** When it was last changed. */
+  updatedAt: Scalars['DateTime']['output'];
+  /** Its deliveries, newest first. */
+  deliveries: WebhookDeliveryConnection;
+};
+
+/** Address that receives signed webhook deliveries (Standard Webhooks) of an organizer's or application's events. Its owners only. */
+export type WebhookEndpointDeliveriesArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** One event sent to one endpoint, with its attempts. */
+export type WebhookDelivery = {
+  __typename?: 'WebhookDelivery';
+  /** ID of the delivery. */
+  id: Scalars['ID']['output'];
+  /** `webhook-id` header of every attempt: `msg_` and the event's ID, the same for every endpoint and retry. */
+  webhookId: Scalars['String']['output'];
+  /** Type of the event as the body names it, such as `registration.confirmed`, or `webhook.test`. */
+  eventType: Scalars['String']['output'];
+  /** Where it stands. */
+  state: WebhookDeliveryState;
+  /** Number of attempts made so far. */
+  attemptCount: Scalars['Int']['output'];
+  /** When the next attempt is due; null when none is scheduled. */
+  nextAttemptAt: Maybe<Scalars['DateTime']['output']>;
+  /** When the last attempt started; null before the first. */
+  lastAttemptAt: Maybe<Scalars['DateTime']['output']>;
+  /** When the event was queued for this endpoint. */
+  createdAt: Scalars['DateTime']['output'];
+  /** Exact request body (JSON) every attempt sends, at most 65,536 characters (costs 66 points). */
+  requestBody: Scalars['String']['output'];
+  /** Its attempts, first first. */
+  attempts: Array<WebhookAttempt>;
+};
+
+/** One HTTP request of a delivery. */
+export type WebhookAttempt = {
+  __typename?: 'WebhookAttempt';
+  /** 1 for the first attempt. */
+  number: Scalars['Int']['output'];
+  /** What started it. */
+  trigger: WebhookAttemptTrigger;
+  /** When it started. */
+  startedAt: Scalars['DateTime']['output'];
+  /** How long the exchange took, in milliseconds. */
+  durationMs: Scalars['Int']['output'];
+  /** Whether the receiver took it. */
+  outcome: WebhookAttemptOutcome;
+  /** HTTP status of the response; null when there was none. */
+  responseStatus: Maybe<Scalars['Int']['output']>;
+  /** First characters of the response (at most 2,048; costs 2 points); null when there was none. */
+  responseBody: Maybe<Scalars['String']['output']>;
+  /** Why it failed without a response (timeout, refused target, connection error); null otherwise. */
+  error: Maybe<Scalars['String']['output']>;
+};
+
+/** Page of an endpoint's deliveries. */
+export type WebhookDeliveryConnection = {
+  __typename?: 'WebhookDeliveryConnection';
+  /** Deliveries with their cursors. */
+  edges: Array<WebhookDeliveryEdge>;
+  /** Deliveries of this page. */
+  nodes: Array<WebhookDelivery>;
+  /** Where this page sits in the list. */
+  pageInfo: PageInfo;
+};
+
+/** Delivery with its cursor. */
+export type WebhookDeliveryEdge = {
+  __typename?: 'WebhookDeliveryEdge';
+  /** Cursor to pass as `after`. */
+  cursor: Scalars['String']['output'];
+  /** Delivery at this position. */
+  node: WebhookDelivery;
+};
+
+/** New endpoint: give exactly one of `organizerId` and `applicationClientId`. */
+export type CreateWebhookEndpointInput = {
+  /** Global ID of the organizer whose events it receives. */
+  organizerId?: InputMaybe<Scalars['ID']['input']>;
+  /** Client ID of the application whose users' events it receives. */
+  applicationClientId?: InputMaybe<Scalars['String']['input']>;
+  /** Address to POST to: https (http only where the operator allows it), a public host, at most 2,048 characters. */
+  url: Scalars['String']['input'];
+  /** Event types it receives; at least one. */
+  eventTypes: Array<WebhookEventType>;
+  /** Description for its owners, at most 500 characters. */
+  description?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** Endpoint and the values to change; null or omitted keeps the current value. */
+export type UpdateWebhookEndpointInput = {
+  /** ID of the endpoint. */
+  id: Scalars['ID']['input'];
+  /** New address, checked like a new endpoint's. */
+  url?: InputMaybe<Scalars['String']['input']>;
+  /** New event types; at least one. */
+  eventTypes?: InputMaybe<Array<WebhookEventType>>;
+  /** New description, at most 500 characters. */
+  description?: InputMaybe<Scalars['String']['input']>;
+  /** True: receives deliveries again (re-enables a disabled endpoint); false: paused. */
+  active?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** Endpoint to delete. */
+export type DeleteWebhookEndpointInput = {
+  /** ID of the endpoint. */
+  id: Scalars['ID']['input'];
+};
+
+/** Endpoint whose secret to rotate. */
+export type RotateWebhookEndpointSecretInput = {
+  /** ID of the endpoint. */
+  id: Scalars['ID']['input'];
+  /** Hours the previous secret keeps signing beside the new one, 0 to 168; 24 by default, 0 stops it at once. */
+  previousSecretValidForHours?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** Endpoint to send a test event to. */
+export type SendTestWebhookInput = {
+  /** ID of the endpoint. */
+  webhookEndpointId: Scalars['ID']['input'];
+};
+
+/** Delivery to attempt again. */
+export type RedeliverWebhookInput = {
+  /** ID of the delivery. */
+  deliveryId: Scalars['ID']['input'];
+};
+
+/** Result of `createWebhookEndpoint` and `rotateWebhookEndpointSecret`. */
+export type CreateWebhookEndpointPayload = {
+  __typename?: 'CreateWebhookEndpointPayload';
+  /** Endpoint as it now is, or null when `userErrors` is not empty. */
+  webhookEndpoint: Maybe<WebhookEndpoint>;
+  /** Signing secret (`whsec_…`), shown here only: store it now. Null when `userErrors` is not empty. */
+  secret: Maybe<Scalars['String']['output']>;
+  /** What to fix in the input. */
+  userErrors: Array<UserError>;
+};
+
+/** Result of `updateWebhookEndpoint`. */
+export type WebhookEndpointPayload = {
+  __typename?: 'WebhookEndpointPayload';
+  /** Endpoint as it now is, or null when `userErrors` is not empty. */
+  webhookEndpoint: Maybe<WebhookEndpoint>;
+  /** What to fix in the input. */
+  userErrors: Array<UserError>;
+};
+
+/** Result of `deleteWebhookEndpoint`. */
+export type DeleteWebhookEndpointPayload = {
+  __typename?: 'DeleteWebhookEndpointPayload';
+  /** ID of the deleted endpoint, or null when `userErrors` is not empty. */
+  deletedWebhookEndpointId: Maybe<Scalars['ID']['output']>;
+  /** What to fix in the input. */
+  userErrors: Array<UserError>;
+};
+
+/** Result of `sendTestWebhook` and `redeliverWebhook`. */
+export type WebhookDeliveryPayload = {
+  __typename?: 'WebhookDeliveryPayload';
+  /** Delivery as it now is (its attempt queued), or null when `userErrors` is not empty. */
+  webhookDelivery: Maybe<WebhookDelivery>;
+  /** What to fix in the input. */
+  userErrors: Array<UserError>;
+};
+
 export type ResolverTypeWrapper<T> = Promise<T> | T;
 
 export type Resolver<
@@ -1161,6 +1541,7 @@ export type ResolversTypes = {
   OrganizerMemberEdge: ResolverTypeWrapper<Omit<OrganizerMemberEdge, 'node'> & { node: ResolversTypes['OrganizerMember'] }>;
   CreateOrganizerInput: CreateOrganizerInput;
   UpdateOrganizerInput: UpdateOrganizerInput;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CreateOrganizerPayload: ResolverTypeWrapper<
     Omit<CreateOrganizerPayload, 'organizer'> & { organizer?: Maybe<ResolversTypes['Organizer']> }
   >;
@@ -1195,7 +1576,8 @@ export type ResolversTypes = {
   >;
   CheckInAttendeeInput: CheckInAttendeeInput;
   CheckInAttendeePayload: ResolverTypeWrapper<Omit<CheckInAttendeePayload, 'attendee'> & { attendee?: Maybe<ResolversTypes['Attendee']> }>;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  UndoCheckInInput: UndoCheckInInput;
+  UndoCheckInPayload: ResolverTypeWrapper<Omit<UndoCheckInPayload, 'attendee'> & { attendee?: Maybe<ResolversTypes['Attendee']> }>;
   TicketType: ResolverTypeWrapper<GqlTicketTypeModel>;
   Money: ResolverTypeWrapper<Money>;
   MoneyInput: MoneyInput;
@@ -1213,6 +1595,37 @@ export type ResolversTypes = {
   RateLimitBudget: RateLimitBudget;
   UpdateViewerProfileInput: UpdateViewerProfileInput;
   UpdateViewerProfilePayload: ResolverTypeWrapper<Omit<UpdateViewerProfilePayload, 'user'> & { user?: Maybe<ResolversTypes['User']> }>;
+  WebhookEventType: WebhookEventType;
+  WebhookEndpointState: WebhookEndpointState;
+  WebhookDeliveryState: WebhookDeliveryState;
+  WebhookAttemptTrigger: WebhookAttemptTrigger;
+  WebhookAttemptOutcome: WebhookAttemptOutcome;
+  WebhookEndpoint: ResolverTypeWrapper<GqlWebhookEndpointModel>;
+  WebhookDelivery: ResolverTypeWrapper<GqlWebhookDeliveryModel>;
+  WebhookAttempt: ResolverTypeWrapper<WebhookAttempt>;
+  WebhookDeliveryConnection: ResolverTypeWrapper<
+    Omit<WebhookDeliveryConnection, 'edges' | 'nodes'> & {
+      edges: Array<ResolversTypes['WebhookDeliveryEdge']>;
+      nodes: Array<ResolversTypes['WebhookDelivery']>;
+    }
+  >;
+  WebhookDeliveryEdge: ResolverTypeWrapper<Omit<WebhookDeliveryEdge, 'node'> & { node: ResolversTypes['WebhookDelivery'] }>;
+  CreateWebhookEndpointInput: CreateWebhookEndpointInput;
+  UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
+  DeleteWebhookEndpointInput: DeleteWebhookEndpointInput;
+  RotateWebhookEndpointSecretInput: RotateWebhookEndpointSecretInput;
+  SendTestWebhookInput: SendTestWebhookInput;
+  RedeliverWebhookInput: RedeliverWebhookInput;
+  CreateWebhookEndpointPayload: ResolverTypeWrapper<
+    Omit<CreateWebhookEndpointPayload, 'webhookEndpoint'> & { webhookEndpoint?: Maybe<ResolversTypes['WebhookEndpoint']> }
+  >;
+  WebhookEndpointPayload: ResolverTypeWrapper<
+    Omit<WebhookEndpointPayload, 'webhookEndpoint'> & { webhookEndpoint?: Maybe<ResolversTypes['WebhookEndpoint']> }
+  >;
+  DeleteWebhookEndpointPayload: ResolverTypeWrapper<DeleteWebhookEndpointPayload>;
+  WebhookDeliveryPayload: ResolverTypeWrapper<
+    Omit<WebhookDeliveryPayload, 'webhookDelivery'> & { webhookDelivery?: Maybe<ResolversTypes['WebhookDelivery']> }
+  >;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
 };
 
@@ -1244,6 +1657,7 @@ export type ResolversParentTypes = {
   OrganizerMemberEdge: Omit<OrganizerMemberEdge, 'node'> & { node: ResolversParentTypes['OrganizerMember'] };
   CreateOrganizerInput: CreateOrganizerInput;
   UpdateOrganizerInput: UpdateOrganizerInput;
+  Boolean: Scalars['Boolean']['output'];
   CreateOrganizerPayload: Omit<CreateOrganizerPayload, 'organizer'> & { organizer?: Maybe<ResolversParentTypes['Organizer']> };
   UpdateOrganizerPayload: Omit<UpdateOrganizerPayload, 'organizer'> & { organizer?: Maybe<ResolversParentTypes['Organizer']> };
   AddOrganizerMemberInput: AddOrganizerMemberInput;
@@ -1264,7 +1678,8 @@ export type ResolversParentTypes = {
   RegistrationPayload: Omit<RegistrationPayload, 'registration'> & { registration?: Maybe<ResolversParentTypes['Registration']> };
   CheckInAttendeeInput: CheckInAttendeeInput;
   CheckInAttendeePayload: Omit<CheckInAttendeePayload, 'attendee'> & { attendee?: Maybe<ResolversParentTypes['Attendee']> };
-  Boolean: Scalars['Boolean']['output'];
+  UndoCheckInInput: UndoCheckInInput;
+  UndoCheckInPayload: Omit<UndoCheckInPayload, 'attendee'> & { attendee?: Maybe<ResolversParentTypes['Attendee']> };
   TicketType: GqlTicketTypeModel;
   Money: Money;
   MoneyInput: MoneyInput;
@@ -1280,6 +1695,30 @@ export type ResolversParentTypes = {
   RateLimit: RateLimit;
   UpdateViewerProfileInput: UpdateViewerProfileInput;
   UpdateViewerProfilePayload: Omit<UpdateViewerProfilePayload, 'user'> & { user?: Maybe<ResolversParentTypes['User']> };
+  WebhookEndpoint: GqlWebhookEndpointModel;
+  WebhookDelivery: GqlWebhookDeliveryModel;
+  WebhookAttempt: WebhookAttempt;
+  WebhookDeliveryConnection: Omit<WebhookDeliveryConnection, 'edges' | 'nodes'> & {
+    edges: Array<ResolversParentTypes['WebhookDeliveryEdge']>;
+    nodes: Array<ResolversParentTypes['WebhookDelivery']>;
+  };
+  WebhookDeliveryEdge: Omit<WebhookDeliveryEdge, 'node'> & { node: ResolversParentTypes['WebhookDelivery'] };
+  CreateWebhookEndpointInput: CreateWebhookEndpointInput;
+  UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
+  DeleteWebhookEndpointInput: DeleteWebhookEndpointInput;
+  RotateWebhookEndpointSecretInput: RotateWebhookEndpointSecretInput;
+  SendTestWebhookInput: SendTestWebhookInput;
+  RedeliverWebhookInput: RedeliverWebhookInput;
+  CreateWebhookEndpointPayload: Omit<CreateWebhookEndpointPayload, 'webhookEndpoint'> & {
+    webhookEndpoint?: Maybe<ResolversParentTypes['WebhookEndpoint']>;
+  };
+  WebhookEndpointPayload: Omit<WebhookEndpointPayload, 'webhookEndpoint'> & {
+    webhookEndpoint?: Maybe<ResolversParentTypes['WebhookEndpoint']>;
+  };
+  DeleteWebhookEndpointPayload: DeleteWebhookEndpointPayload;
+  WebhookDeliveryPayload: Omit<WebhookDeliveryPayload, 'webhookDelivery'> & {
+    webhookDelivery?: Maybe<ResolversParentTypes['WebhookDelivery']>;
+  };
   Int: Scalars['Int']['output'];
 };
 
@@ -1305,6 +1744,24 @@ export type QueryResolvers<
   rateLimit?: Resolver<Maybe<ResolversTypes['RateLimit']>, ParentType, ContextType>;
   viewer?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<QueryUserArgs, 'username'>>;
+  webhookEndpoint?: Resolver<
+    Maybe<ResolversTypes['WebhookEndpoint']>,
+    ParentType,
+    ContextType,
+    RequireFields<QueryWebhookEndpointArgs, 'id'>
+  >;
+  applicationWebhookEndpoints?: Resolver<
+    Array<ResolversTypes['WebhookEndpoint']>,
+    ParentType,
+    ContextType,
+    RequireFields<QueryApplicationWebhookEndpointsArgs, 'clientId'>
+  >;
+  webhookDelivery?: Resolver<
+    Maybe<ResolversTypes['WebhookDelivery']>,
+    ParentType,
+    ContextType,
+    RequireFields<QueryWebhookDeliveryArgs, 'id'>
+  >;
 };
 
 export type MutationResolvers<
@@ -1364,6 +1821,7 @@ export type MutationResolvers<
     ContextType,
     RequireFields<MutationCheckInAttendeeArgs, 'input'>
   >;
+  undoCheckIn?: Resolver<ResolversTypes['UndoCheckInPayload'], ParentType, ContextType, RequireFields<MutationUndoCheckInArgs, 'input'>>;
   createTicketType?: Resolver<
     ResolversTypes['TicketTypePayload'],
     ParentType,
@@ -1387,6 +1845,42 @@ export type MutationResolvers<
     ParentType,
     ContextType,
     RequireFields<MutationUpdateViewerProfileArgs, 'input'>
+  >;
+  createWebhookEndpoint?: Resolver<
+    ResolversTypes['CreateWebhookEndpointPayload'],
+    ParentType,
+    ContextType,
+    RequireFields<MutationCreateWebhookEndpointArgs, 'input'>
+  >;
+  updateWebhookEndpoint?: Resolver<
+    ResolversTypes['WebhookEndpointPayload'],
+    ParentType,
+    ContextType,
+    RequireFields<MutationUpdateWebhookEndpointArgs, 'input'>
+  >;
+  deleteWebhookEndpoint?: Resolver<
+    ResolversTypes['DeleteWebhookEndpointPayload'],
+    ParentType,
+    ContextType,
+    RequireFields<MutationDeleteWebhookEndpointArgs, 'input'>
+  >;
+  rotateWebhookEndpointSecret?: Resolver<
+    ResolversTypes['CreateWebhookEndpointPayload'],
+    ParentType,
+    ContextType,
+    RequireFields<MutationRotateWebhookEndpointSecretArgs, 'input'>
+  >;
+  sendTestWebhook?: Resolver<
+    ResolversTypes['WebhookDeliveryPayload'],
+    ParentType,
+    ContextType,
+    RequireFields<MutationSendTestWebhookArgs, 'input'>
+  >;
+  redeliverWebhook?: Resolver<
+    ResolversTypes['WebhookDeliveryPayload'],
+    ParentType,
+    ContextType,
+    RequireFields<MutationRedeliverWebhookArgs, 'input'>
   >;
 };
 
@@ -1485,8 +1979,12 @@ export type OrganizerResolvers<
   websiteUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   viewerRole?: Resolver<Maybe<ResolversTypes['OrganizerRole']>, ParentType, ContextType>;
+  secondFactorRequiredSince?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  secondFactorGraceHours?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  viewerSecondFactorDeadline?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   events?: Resolver<ResolversTypes['EventConnection'], ParentType, ContextType, Partial<OrganizerEventsArgs>>;
   members?: Resolver<Maybe<ResolversTypes['OrganizerMemberConnection']>, ParentType, ContextType, Partial<OrganizerMembersArgs>>;
+  webhookEndpoints?: Resolver<Maybe<Array<ResolversTypes['WebhookEndpoint']>>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -1615,6 +2113,14 @@ export type CheckInAttendeePayloadResolvers<
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
+export type UndoCheckInPayloadResolvers<
+  ContextType = GraphqlContext,
+  ParentType extends ResolversParentTypes['UndoCheckInPayload'] = ResolversParentTypes['UndoCheckInPayload'],
+> = {
+  attendee?: Resolver<Maybe<ResolversTypes['Attendee']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export type TicketTypeResolvers<
   ContextType = GraphqlContext,
   ParentType extends ResolversParentTypes['TicketType'] = ResolversParentTypes['TicketType'],
@@ -1706,6 +2212,106 @@ export type UpdateViewerProfilePayloadResolvers<
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
+export type WebhookEndpointResolvers<
+  ContextType = GraphqlContext,
+  ParentType extends ResolversParentTypes['WebhookEndpoint'] = ResolversParentTypes['WebhookEndpoint'],
+> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  organizer?: Resolver<Maybe<ResolversTypes['Organizer']>, ParentType, ContextType>;
+  applicationClientId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  eventTypes?: Resolver<Array<ResolversTypes['WebhookEventType']>, ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['WebhookEndpointState'], ParentType, ContextType>;
+  disabledReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  disabledAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  previousSecretExpiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  failingSince?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  deliveries?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, ContextType, Partial<WebhookEndpointDeliveriesArgs>>;
+};
+
+export type WebhookDeliveryResolvers<
+  ContextType = GraphqlContext,
+  ParentType extends ResolversParentTypes['WebhookDelivery'] = ResolversParentTypes['WebhookDelivery'],
+> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  webhookId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  eventType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['WebhookDeliveryState'], ParentType, ContextType>;
+  attemptCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  lastAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  requestBody?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  attempts?: Resolver<Array<ResolversTypes['WebhookAttempt']>, ParentType, ContextType>;
+};
+
+export type WebhookAttemptResolvers<
+  ContextType = GraphqlContext,
+  ParentType extends ResolversParentTypes['WebhookAttempt'] = ResolversParentTypes['WebhookAttempt'],
+> = {
+  number?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  trigger?: Resolver<ResolversTypes['WebhookAttemptTrigger'], ParentType, ContextType>;
+  startedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  durationMs?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  outcome?: Resolver<ResolversTypes['WebhookAttemptOutcome'], ParentType, ContextType>;
+  responseStatus?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  responseBody?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type WebhookDeliveryConnectionResolvers<
+  ContextType = GraphqlContext,
+  ParentType extends ResolversParentTypes['WebhookDeliveryConnection'] = ResolversParentTypes['WebhookDeliveryConnection'],
+> = {
+  edges?: Resolver<Array<ResolversTypes['WebhookDeliveryEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type WebhookDeliveryEdgeResolvers<
+  ContextType = GraphqlContext,
+  ParentType extends ResolversParentTypes['WebhookDeliveryEdge'] = ResolversParentTypes['WebhookDeliveryEdge'],
+> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType>;
+};
+
+export type CreateWebhookEndpointPayloadResolvers<
+  ContextType = GraphqlContext,
+  ParentType extends ResolversParentTypes['CreateWebhookEndpointPayload'] = ResolversParentTypes['CreateWebhookEndpointPayload'],
+> = {
+  webhookEndpoint?: Resolver<Maybe<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
+  secret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type WebhookEndpointPayloadResolvers<
+  ContextType = GraphqlContext,
+  ParentType extends ResolversParentTypes['WebhookEndpointPayload'] = ResolversParentTypes['WebhookEndpointPayload'],
+> = {
+  webhookEndpoint?: Resolver<Maybe<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type DeleteWebhookEndpointPayloadResolvers<
+  ContextType = GraphqlContext,
+  ParentType extends ResolversParentTypes['DeleteWebhookEndpointPayload'] = ResolversParentTypes['DeleteWebhookEndpointPayload'],
+> = {
+  deletedWebhookEndpointId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type WebhookDeliveryPayloadResolvers<
+  ContextType = GraphqlContext,
+  ParentType extends ResolversParentTypes['WebhookDeliveryPayload'] = ResolversParentTypes['WebhookDeliveryPayload'],
+> = {
+  webhookDelivery?: Resolver<Maybe<ResolversTypes['WebhookDelivery']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export type Resolvers<ContextType = GraphqlContext> = {
   Query?: QueryResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
@@ -1730,6 +2336,7 @@ export type Resolvers<ContextType = GraphqlContext> = {
   RegistrationEdge?: RegistrationEdgeResolvers<ContextType>;
   RegistrationPayload?: RegistrationPayloadResolvers<ContextType>;
   CheckInAttendeePayload?: CheckInAttendeePayloadResolvers<ContextType>;
+  UndoCheckInPayload?: UndoCheckInPayloadResolvers<ContextType>;
   TicketType?: TicketTypeResolvers<ContextType>;
   Money?: MoneyResolvers<ContextType>;
   TicketTypePayload?: TicketTypePayloadResolvers<ContextType>;
@@ -1740,6 +2347,15 @@ export type Resolvers<ContextType = GraphqlContext> = {
   PageInfo?: PageInfoResolvers<ContextType>;
   RateLimit?: RateLimitResolvers<ContextType>;
   UpdateViewerProfilePayload?: UpdateViewerProfilePayloadResolvers<ContextType>;
+  WebhookEndpoint?: WebhookEndpointResolvers<ContextType>;
+  WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
+  WebhookAttempt?: WebhookAttemptResolvers<ContextType>;
+  WebhookDeliveryConnection?: WebhookDeliveryConnectionResolvers<ContextType>;
+  WebhookDeliveryEdge?: WebhookDeliveryEdgeResolvers<ContextType>;
+  CreateWebhookEndpointPayload?: CreateWebhookEndpointPayloadResolvers<ContextType>;
+  WebhookEndpointPayload?: WebhookEndpointPayloadResolvers<ContextType>;
+  DeleteWebhookEndpointPayload?: DeleteWebhookEndpointPayloadResolvers<ContextType>;
+  WebhookDeliveryPayload?: WebhookDeliveryPayloadResolvers<ContextType>;
 };
 
 export type DirectiveResolvers<ContextType = GraphqlContext> = {

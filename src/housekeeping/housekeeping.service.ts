@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { AccountLinks } from '../account-links/account-links.service.js';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
@@ -8,8 +9,12 @@ import { ApplicationsService } from '../oauth/applications.service.js';
 import { AuthorizationCodesService } from '../oauth/authorization-codes.service.js';
 import { RefreshTokensService } from '../oauth/refresh-tokens.service.js';
 import { DeviceAuthorizationsService } from '../oauth/device-authorizations.service.js';
+import { KNOWN_BROWSER_RETENTION_MS, KnownBrowsers } from '../sessions/known-browsers.js';
 import { SessionsService } from '../sessions/sessions.service.js';
 import { SignInThrottle } from '../sessions/sign-in-throttle.js';
+import { SignInSteps } from '../sessions/sign-in-steps.js';
+import { PasskeysService } from '../passkeys/passkeys.service.js';
+import { WebhookUpkeep } from '../webhooks/webhook-upkeep.js';
 import { HousekeepingRunEntity } from './housekeeping-run.entity.js';
 
 const JOB = 'purge-expired';
@@ -22,11 +27,16 @@ export interface Purged {
   deviceCodes: number;
   /** Applications registered dynamically, never claimed and never used (OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS). */
   unclaimedApplications: number;
+  /** Browsers nobody signed in from for a year (a user's most recent one is kept). */
+  knownBrowsers: number;
+  /** Webhook messages older than 30 days, with their deliveries and attempts (the delivery log). */
+  webhookMessages: number;
 }
 
 /**
- * Deletes expired sessions, authorization codes, access and refresh tokens, device codes and sign-in failures, so tables stay
- * small, and unclaimed applications nobody used, so that dynamic registration does not stay closed at its cap: once per
+ * Deletes expired sessions, authorization codes, access and refresh tokens, device codes, sign-in failures, pending sign-ins and
+ * passkey challenges, browsers unseen for a year, and webhook messages (the delivery log) after 30 days, so tables stay small, and unclaimed applications nobody used, so that dynamic
+ * registration does not stay closed at its cap: once per
  * interval for all the instances sharing the database, not once per instance.
  */
 @Injectable()
@@ -41,6 +51,11 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
     private readonly deviceCodes: DeviceAuthorizationsService,
     private readonly applications: ApplicationsService,
     private readonly throttle: SignInThrottle,
+    private readonly browsers: KnownBrowsers,
+    private readonly signInSteps: SignInSteps,
+    private readonly passkeys: PasskeysService,
+    private readonly accountLinks: AccountLinks,
+    private readonly webhooks: WebhookUpkeep,
     @InjectRepository(HousekeepingRunEntity) private readonly runs: Repository<HousekeepingRunEntity>,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -69,7 +84,7 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
     if (!purged) return null;
     await this.runs.update({ job: JOB }, { finishedAt: this.clock.now() }).catch(() => undefined);
     this.logger.log(
-      `Housekeeping ran: purged ${purged.sessions} sessions, ${purged.codes} codes, ${purged.accessTokens} access tokens, ${purged.refreshTokens} refresh tokens, ${purged.deviceCodes} device codes, ${purged.unclaimedApplications} unclaimed applications`,
+      `Housekeeping ran: purged ${purged.sessions} sessions, ${purged.codes} codes, ${purged.accessTokens} access tokens, ${purged.refreshTokens} refresh tokens, ${purged.deviceCodes} device codes, ${purged.knownBrowsers} known browsers, ${purged.webhookMessages} webhook messages, ${purged.unclaimedApplications} unclaimed applications`,
     );
     return purged;
   }
@@ -82,10 +97,15 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
       const { codes, accessTokens } = await this.codes.purgeExpired();
       const deviceCodes = await this.deviceCodes.purgeExpired();
       await this.throttle.purgeExpired();
+      const knownBrowsers = await this.browsers.purgeUnseen(new Date(this.clock.now().getTime() - KNOWN_BROWSER_RETENTION_MS));
+      await this.signInSteps.purgeExpired();
+      await this.passkeys.purgeExpiredChallenges();
+      await this.accountLinks.purgeExpired();
+      const webhookMessages = await this.webhooks.purgeOld();
       // Last, so that an application whose codes and tokens were all purged above counts as unused now.
       const registeredBefore = new Date(this.clock.now().getTime() - this.config.oauth.unclaimedApplicationTtlMs);
       const unclaimedApplications = await this.applications.purgeUnusedUnclaimed(registeredBefore);
-      return { sessions, codes, accessTokens, refreshTokens, deviceCodes, unclaimedApplications };
+      return { sessions, codes, accessTokens, refreshTokens, deviceCodes, unclaimedApplications, knownBrowsers, webhookMessages };
     } catch (err) {
       this.logger.warn(`Housekeeping failed: ${(err as Error).message}`);
       return null;

@@ -1,3 +1,5 @@
+import type { AppConfig } from '../config/config.schema.js';
+
 /**
  * A kind of job: the pg-boss queue its jobs wait in, and how long one attempt may run. Each feature
  * declares its own kinds beside their handlers (`JobQueue.handle`).
@@ -13,9 +15,17 @@ export interface JobKind<T> {
   readonly expireInSeconds: number;
   /** The `kind` label of the job counters in /metrics; the queue's name when absent. */
   readonly label?: (data: T) => string;
+  /**
+   * Jobs of this kind one process runs at once, when not JOBS_CONCURRENCY: for jobs that mostly wait on
+   * someone else (a webhook receiver), not on the CPU or the database.
+   */
+  readonly concurrency?: (config: AppConfig) => number;
 }
 
-export function jobKind<T>(queue: string, options: { expireInSeconds: number; label?: (data: T) => string }): JobKind<T> {
+export function jobKind<T>(
+  queue: string,
+  options: { expireInSeconds: number; label?: (data: T) => string; concurrency?: (config: AppConfig) => number },
+): JobKind<T> {
   return { queue, ...options };
 }
 

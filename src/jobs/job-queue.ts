@@ -15,6 +15,7 @@ import { JobHandler, JobKind } from './job-kind.js';
 import { JOBS_WORK } from './jobs.tokens.js';
 import { findJob, JobListState, JobRecord, listJobs } from './job-records.js';
 import { QueueState, readQueueStates } from './queue-states.js';
+import { JobInsertion, jobInsertion } from './job-insertion.js';
 import { QueueWorker } from './queue-worker.js';
 import { RequestLoad } from './request-load.js';
 
@@ -115,6 +116,25 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
   }
 
   /**
+   * A job's insert as a part of a statement of the caller's (a data-modifying CTE of the change the job
+   * follows: one round trip for both), its data given by an SQL expression of that statement. The SQL
+   * and settings are pg-boss's own, as `enqueue` sends them (captured, not run), its parameters
+   * numbered from `firstParameter`; `data` may refer to the caller's parameters and CTEs. When the
+   * expression comes out NULL (nothing to tell: the change it follows wrote nothing), no job is inserted.
+   */
+  async insertion<T extends object>(kind: JobKind<T>, firstParameter: number, data: string): Promise<JobInsertion> {
+    let captured: { text: string; values: unknown[] } | undefined;
+    const db: PgBoss.Db = {
+      executeSql: (text, values) => {
+        captured = { text, values };
+        return Promise.resolve({ rows: [{ id: 'captured' }] } as never);
+      },
+    };
+    await this.boss.send(kind.queue, {}, { expireInSeconds: kind.expireInSeconds, db });
+    return jobInsertion(captured!, firstParameter, data);
+  }
+
+  /**
    * Adds many jobs (a fan-out), all or none, in one transaction: each with its own id, so enqueueing the
    * same ones again (the fan-out retried) adds nothing while the first ones are kept (completed jobs
    * stay 12 hours, longer than a job's retries last with the default settings).
@@ -145,7 +165,7 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
     for (const { kind, handler } of this.kinds.values()) {
       if (!handler) continue;
       const worker = new QueueWorker(this.boss, kind, handler, {
-        concurrency: this.config.jobs.concurrency,
+        concurrency: kind.concurrency?.(this.config) ?? this.config.jobs.concurrency,
         pollMs: POLLING_INTERVAL_MS,
         database: poolDatabase(this.owned),
         busy: this.busy,

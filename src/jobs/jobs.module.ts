@@ -14,7 +14,7 @@ export class JobsModule {
     return {
       module: JobsModule,
       providers: [{ provide: JOBS_WORK, useValue: work }, JobQueue, RequestLoad],
-      exports: [JobQueue, RequestLoad],
+      exports: [JOBS_WORK, JobQueue, RequestLoad],
     };
   }
 }

@@ -59,4 +59,41 @@ describe('QueueWorker', () => {
     expect(fetches[0]! - start).toBeGreaterThanOrEqual(2900);
     expect(completed).toEqual(['job-1']);
   });
+
+  it('fails a job whose data its kind cannot label, as one whose handler throws, instead of crashing the process', async () => {
+    const failed: { id: string; message: string }[] = [];
+    let left = [{ id: 'job-1', name: 'spec', data: null, retryCount: 0, retryLimit: 2 }];
+    const boss = {
+      fetch: async () => {
+        const jobs = left;
+        left = [];
+        return jobs;
+      },
+      complete: async () => undefined,
+      fail: async (_queue: string, id: string, error: { message: string }) => void failed.push({ id, message: error.message }),
+    } as unknown as PgBoss;
+    const labelled = jobKind<{ message: string }>('spec', { expireInSeconds: 30, label: (data) => data.message });
+    const handled: unknown[] = [];
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const w = new QueueWorker(boss, labelled, async (data) => void handled.push(data), {
+        concurrency: 2,
+        pollMs: 50,
+        busy: () => false,
+        database: { executeSql: async () => ({ rows: [] }) },
+        metrics: { jobCompleted: () => undefined, jobFailed: () => undefined } as unknown as Metrics,
+        logger: new Logger('spec'),
+      });
+      w.start();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await w.stop(100);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(handled).toEqual([]);
+    expect(failed).toEqual([{ id: 'job-1', message: expect.stringContaining('null') }]);
+    expect(unhandled).toEqual([]);
+  });
 });

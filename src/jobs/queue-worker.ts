@@ -143,9 +143,11 @@ export class QueueWorker<T extends object> {
   }
 
   private async attempt(job: PgBoss.JobWithMetadata<T>): Promise<void> {
-    const label = this.kind.label?.(job.data) ?? this.kind.queue;
+    let label = this.kind.queue;
     let failure: string | undefined;
+    // The label comes from the job's data, which may be anything: a job that cannot be labelled fails, as one whose handler throws.
     try {
+      label = this.kind.label?.(job.data) ?? label;
       await this.handler(job.data, { id: job.id, retryCount: job.retryCount });
       this.options.metrics.jobCompleted(label);
     } catch (err) {

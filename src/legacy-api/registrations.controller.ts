@@ -6,7 +6,7 @@ import { RegistrationsService } from '../events/registrations.service.js';
 import { LegacyController } from './legacy-controller.base.js';
 import { LegacyRead, LegacyWrite, Paged } from './legacy-decorators.js';
 import { parse, setPagingHeaders } from './legacy-http.js';
-import { checkInJson, registrationJson } from './legacy-representations.js';
+import { attendeeJson, checkInJson, registrationJson } from './legacy-representations.js';
 import { CheckInBody, RegistrationsQuery } from './legacy-requests.js';
 import { listOf, ref } from './openapi.js';
 import { RateLimited } from '../rate-limits/rate-limited.decorator.js';
@@ -60,6 +60,17 @@ export class LegacyRegistrationsController extends LegacyController {
   @ApiOkResponse({ schema: ref('CheckIn') })
   async checkIn(@Req() request: FastifyRequest, @Param('id') id: string) {
     return checkInJson(await this.registrations.checkIn(this.reader(request), { attendeeId: this.uuid(id, 'Attendee') }));
+  }
+
+  @Post('attendees/:id/undo_check_in')
+  @HttpCode(200)
+  @LegacyWrite(
+    "Undo an attendee's check-in (any member of the organizer); not checked in: 200 with the attendee as it is",
+    'mutation { undoCheckIn(input: { attendeeId: … }) }',
+  )
+  @ApiOkResponse({ schema: ref('Attendee') })
+  async undoCheckIn(@Req() request: FastifyRequest, @Param('id') id: string) {
+    return attendeeJson(await this.registrations.undoCheckIn(this.reader(request), this.uuid(id, 'Attendee')));
   }
 
   @Post('check_ins')

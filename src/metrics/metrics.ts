@@ -6,6 +6,7 @@ import type { AppConfig } from '../config/config.schema.js';
 import { metricsServed } from '../config/config.schema.js';
 import { OwnedPool } from '../database/owned-pool.js';
 import { aggregatedScrape } from './cluster-metrics.js';
+import { PlainCount, PlainCounter, PlainHistogram, PlainObservations } from './plain-series.js';
 
 /** One job queue's state at a scrape (src/jobs/queue-states.ts reads it). */
 export interface QueueGaugeState {
@@ -21,6 +22,15 @@ export interface QueueGaugeState {
   oldestWaitingSeconds: number;
 }
 
+/** Webhook endpoints by state, and the deliveries due (src/webhooks/ reads them). */
+export interface WebhookGaugeState {
+  endpoints: Record<'active' | 'paused' | 'disabled', number>;
+  /** Scheduled deliveries of active endpoints whose next attempt is due already. */
+  due: number;
+  /** Deliveries queued for longer than their attempt job can live (the sweeper queues them again). */
+  stuck: number;
+}
+
 /** Seconds; from a cached read to a slow page of events. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -31,13 +41,39 @@ export const UNMATCHED_ROUTE = 'unmatched';
 export type AuthRefusal = 'missing_credentials' | 'invalid_token' | 'insufficient_scope';
 
 /** Which throttle refused: sign-in attempts, or sign-ups from one address (accounts created, "taken" answers). */
-export type ThrottleLimit = 'sign_in' | 'sign_up_accounts' | 'sign_up_failures' | 'device_code';
+export type ThrottleLimit = 'sign_in' | 'sign_up_accounts' | 'sign_up_failures' | 'device_code' | 'second_step' | 'passkey' | 'link_mail';
 
 /** Where a password was refused: the sign-in page, or a password re-check on the security page. */
 export type PasswordForm = 'sign_in' | 'security';
 
-type CounterChild = ReturnType<Counter<string>['labels']>;
-type HistogramChild = ReturnType<Histogram<string>['labels']>;
+/** A GraphQL operation's series: answered without and with errors, and its durations. */
+export interface GraphqlOperationSeries {
+  ok: PlainCount;
+  error: PlainCount;
+  duration: PlainObservations;
+}
+
+/** One route's series: a count per status code (made on the status's first response) and its durations. */
+export class HttpRouteSeries {
+  private readonly byStatus = new Map<number, PlainCount>();
+  private readonly duration: PlainObservations;
+
+  constructor(
+    private readonly requests: PlainCounter,
+    duration: PlainHistogram,
+    private readonly method: string,
+    private readonly route: string,
+  ) {
+    this.duration = duration.child(method, route);
+  }
+
+  record(status: number, seconds: number): void {
+    let count = this.byStatus.get(status);
+    if (count === undefined) this.byStatus.set(status, (count = this.requests.child(this.method, this.route, String(status))));
+    count.value++;
+    this.duration.observe(seconds);
+  }
+}
 
 /**
  * Every Prometheus metric of the service, in one registry of this application (docs/operations.md,
@@ -52,32 +88,33 @@ export class Metrics {
   /** Whether /metrics is served at all (METRICS_TOKEN or METRICS_PORT); the per-request hooks attach only then. */
   readonly enabled: boolean;
 
-  private readonly httpRequests = new Counter({
-    name: 'agora_http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern and status code',
-    labelNames: ['method', 'route', 'status'],
-    registers: [this.registry],
-  });
-  private readonly httpDuration = new Histogram({
-    name: 'agora_http_request_duration_seconds',
-    help: 'Time from receiving an HTTP request to the end of its response, by method and route pattern',
-    labelNames: ['method', 'route'],
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly graphqlOperations = new Counter({
-    name: 'agora_graphql_operations_total',
-    help: 'GraphQL operations answered, by operation name, type and outcome (error: the response carried errors)',
-    labelNames: ['operation', 'type', 'outcome'],
-    registers: [this.registry],
-  });
-  private readonly graphqlDuration = new Histogram({
-    name: 'agora_graphql_operation_duration_seconds',
-    help: 'Time Apollo spent on a GraphQL operation (parse to response), by operation name and type',
-    labelNames: ['operation', 'type'],
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
+  // The per-request series: resolved once per route and per operation, updated with plain arithmetic.
+  private readonly httpRequests = new PlainCounter(
+    'agora_http_requests_total',
+    'HTTP requests answered, by method, route pattern and status code',
+    ['method', 'route', 'status'],
+    this.registry,
+  );
+  private readonly httpDuration = new PlainHistogram(
+    'agora_http_request_duration_seconds',
+    'Time from receiving an HTTP request to the end of its response, by method and route pattern',
+    ['method', 'route'],
+    LATENCY_BUCKETS,
+    this.registry,
+  );
+  private readonly graphqlOperations = new PlainCounter(
+    'agora_graphql_operations_total',
+    'GraphQL operations answered, by operation name, type and outcome (error: the response carried errors)',
+    ['operation', 'type', 'outcome'],
+    this.registry,
+  );
+  private readonly graphqlDuration = new PlainHistogram(
+    'agora_graphql_operation_duration_seconds',
+    'Time Apollo spent on a GraphQL operation (parse to response), by operation name and type',
+    ['operation', 'type'],
+    LATENCY_BUCKETS,
+    this.registry,
+  );
   private readonly tokensIssued = new Counter({
     name: 'agora_oauth_tokens_issued_total',
     help: 'Access tokens issued by the OAuth token endpoint, by grant type',
@@ -104,7 +141,7 @@ export class Metrics {
   });
   private readonly throttles = new Counter({
     name: 'agora_throttled_total',
-    help: 'Attempts refused with 429 by a throttle: sign_in, sign_up_accounts, sign_up_failures, device_code (wrong user codes at /oauth/device)',
+    help: 'Attempts refused with 429 by a throttle: sign_in, sign_up_accounts, sign_up_failures, device_code (wrong user codes at /oauth/device), second_step (wrong codes at /sign-in/second-factor), passkey (refused passkey answers), link_mail (password reset and verification mails)',
     labelNames: ['limit'],
     registers: [this.registry],
   });
@@ -129,7 +166,21 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  private readonly httpSeries = new Map<string, { duration: HistogramChild; byStatus: Map<number, CounterChild> }>();
+  private readonly webhookDeliveries = new Counter({
+    name: 'agora_webhook_deliveries_total',
+    help: 'Webhook delivery attempts made, by outcome (succeeded: a 2xx answer; failed: anything else, a timeout, a refused target) and trigger (automatic, redelivery, test)',
+    labelNames: ['outcome', 'trigger'],
+    registers: [this.registry],
+  });
+  private readonly webhookDuration = new Histogram({
+    name: 'agora_webhook_attempt_duration_seconds',
+    help: 'Time a webhook delivery attempt took, from connecting to the end of the response read (bounded at 10 s)',
+    buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  private readonly httpSeries = new Map<string, HttpRouteSeries>();
+  private readonly graphqlSeries = new Map<string, GraphqlOperationSeries>();
   /** In a worker of WORKERS > 1: the whole process group's metrics, aggregated by the primary. */
   private readonly scrapeGroup: (() => Promise<string>) | undefined;
 
@@ -202,21 +253,39 @@ export class Metrics {
     return this.scrapeGroup ? this.scrapeGroup() : this.registry.metrics();
   }
 
-  /** One HTTP response: `route` is the route pattern (`/api/events/:id`) or UNMATCHED_ROUTE, never the URL. */
-  httpRequest(method: string, route: string, status: number, seconds: number): void {
+  /** The series of one route (`route`: its pattern, `/api/events/:id`, or UNMATCHED_ROUTE, never a URL); keep it. */
+  httpRoute(method: string, route: string): HttpRouteSeries {
     const key = `${method} ${route}`;
     let series = this.httpSeries.get(key);
-    if (!series) this.httpSeries.set(key, (series = { duration: this.httpDuration.labels(method, route), byStatus: new Map() }));
-    let counter = series.byStatus.get(status);
-    if (!counter) series.byStatus.set(status, (counter = this.httpRequests.labels(method, route, String(status))));
-    counter.inc();
-    series.duration.observe(seconds);
+    if (!series) this.httpSeries.set(key, (series = new HttpRouteSeries(this.httpRequests, this.httpDuration, method, route)));
+    return series;
+  }
+
+  /** One HTTP response (HttpMetrics records through httpRoute, resolved once per route). */
+  httpRequest(method: string, route: string, status: number, seconds: number): void {
+    this.httpRoute(method, route).record(status, seconds);
+  }
+
+  /** The series of one GraphQL operation; `operation` must already be bounded (GraphqlMetricsPlugin). Keep it. */
+  graphqlOperationSeries(operation: string, type: string): GraphqlOperationSeries {
+    const key = `${operation}\u0000${type}`;
+    let series = this.graphqlSeries.get(key);
+    if (!series) {
+      series = {
+        ok: this.graphqlOperations.child(operation, type, 'ok'),
+        error: this.graphqlOperations.child(operation, type, 'error'),
+        duration: this.graphqlDuration.child(operation, type),
+      };
+      this.graphqlSeries.set(key, series);
+    }
+    return series;
   }
 
   /** One GraphQL operation; `operation` must already be bounded (GraphqlMetricsPlugin). */
   graphqlOperation(operation: string, type: string, errored: boolean, seconds: number): void {
-    this.graphqlOperations.labels(operation, type, errored ? 'error' : 'ok').inc();
-    this.graphqlDuration.labels(operation, type).observe(seconds);
+    const series = this.graphqlOperationSeries(operation, type);
+    (errored ? series.error : series.ok).value++;
+    series.duration.observe(seconds);
   }
 
   tokenIssued(grant: string): void {
@@ -285,6 +354,58 @@ export class Metrics {
       'Jobs whose retries ran out, kept as failed for an operator (npm run cli -- jobs:list --state failed)',
       (s) => s.failed,
     );
+  }
+
+  /** One webhook delivery attempt, as the delivery log records it. */
+  webhookAttempt(outcome: 'succeeded' | 'failed', trigger: string, seconds: number): void {
+    this.webhookDeliveries.labels(outcome, trigger).inc();
+    this.webhookDuration.observe(seconds);
+  }
+
+  /**
+   * The webhook endpoints by state and the deliveries already due, read from the database at each scrape
+   * (like the job queues: every process reads the same rows, so with WORKERS > 1 the primary keeps the largest).
+   */
+  webhooks(read: () => Promise<WebhookGaugeState>): void {
+    if (!this.enabled) return;
+    let last: { at: number; state: Promise<WebhookGaugeState | undefined> } | undefined;
+    const state = () => {
+      const now = performance.now();
+      // A scrape while the database is down still answers, without these gauges' values.
+      if (!last || now - last.at > 1000) last = { at: now, state: read().catch(() => undefined) };
+      return last.state;
+    };
+    new Gauge({
+      name: 'agora_webhook_endpoints',
+      help: 'Webhook endpoints by state: active, paused, disabled (by the service, after failing for 72 hours)',
+      labelNames: ['state'],
+      aggregator: 'max',
+      registers: [this.registry],
+      async collect() {
+        const read = await state();
+        if (read) for (const [name, count] of Object.entries(read.endpoints)) this.labels(name).set(count);
+      },
+    });
+    new Gauge({
+      name: 'agora_webhooks_due',
+      help: 'Webhook deliveries whose next attempt is due and not yet queued (the sweeper queues them every second: a growing value means it is stuck)',
+      aggregator: 'max',
+      registers: [this.registry],
+      async collect() {
+        const read = await state();
+        if (read) this.set(read.due);
+      },
+    });
+    new Gauge({
+      name: 'agora_webhooks_stuck',
+      help: 'Webhook deliveries queued for longer than their attempt job can live (its retries used up): the sweeper queues them again; a value that stays above 0 means attempts keep being lost',
+      aggregator: 'max',
+      registers: [this.registry],
+      async collect() {
+        const read = await state();
+        if (read) this.set(read.stuck);
+      },
+    });
   }
 
   /** With REDIS_URL: whether the shared rate-limit counters can be reached (read at each scrape). */

@@ -18,7 +18,8 @@ interface TokenRow extends CredentialRow {
 }
 
 const LOOKUP_SQL = `
-  SELECT t.id, t.scopes, t.created_at, t.expires_at, a.client_id, u.id AS user_id, u.username, u.name, u.email
+  SELECT t.id, t.scopes, t.created_at, t.expires_at, a.client_id, u.id AS user_id, u.username, u.name, u.email,
+         u.email_verified_at IS NOT NULL AS email_verified
     FROM oauth_access_tokens t
     JOIN oauth_applications a ON a.id = t.application_id
     JOIN users u ON u.id = t.user_id

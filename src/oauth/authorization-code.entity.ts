@@ -1,4 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import type { AuthMethod } from '../sessions/authentication-methods.js';
 import { UserEntity } from '../users/user.entity.js';
 import { AccessTokenEntity } from './access-token.entity.js';
 import { ApplicationEntity } from './application.entity.js';
@@ -8,6 +9,7 @@ import { ApplicationEntity } from './application.entity.js';
 @Index('oauth_authorization_codes_application_id_idx', ['applicationId'])
 @Check('oauth_authorization_codes_code_hash_check', `code_hash ~ '^[0-9a-f]{64}$'`)
 @Check('oauth_authorization_codes_code_challenge_check', `code_challenge ~ '^[A-Za-z0-9_-]{43}$'`)
+@Check('oauth_authorization_codes_amr_check', `cardinality(amr) >= 1 AND amr <@ ARRAY['pwd','otp','hwk','swk','mfa']::text[]`)
 export class AuthorizationCodeEntity {
   @PrimaryColumn({ name: 'code_hash', type: 'text', primaryKeyConstraintName: 'oauth_authorization_codes_pkey' })
   codeHash: string;
@@ -40,6 +42,10 @@ export class AuthorizationCodeEntity {
 
   @Column({ name: 'auth_time', type: 'timestamptz' })
   authTime: Date;
+
+  /** How the user signed in (the session's RFC 8176 methods): the id_token's `amr` and `acr`. */
+  @Column({ type: 'text', array: true, default: () => "'{pwd}'" })
+  amr: AuthMethod[];
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

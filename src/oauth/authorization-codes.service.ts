@@ -8,6 +8,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import { purgeInBatches, RunStatement } from '../database/batched-purge.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { AuthorizationCodeEntity } from './authorization-code.entity.js';
+import type { AuthMethod } from '../sessions/authentication-methods.js';
 import { AuthorizationRequest } from './authorization-request.js';
 
 /** Issues single-use authorization codes bound to everything the token endpoint must check. */
@@ -19,11 +20,14 @@ export class AuthorizationCodesService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** A code bound to what the user approved: client, redirect URI, scopes, nonce and PKCE challenge. */
+  /**
+   * A code bound to what the user approved (client, redirect URI, scopes, nonce and PKCE challenge) and
+   * to how they signed in (the session's auth_time and amr, for the id_token).
+   */
   async issue(
     request: Pick<AuthorizationRequest, 'application' | 'redirectUri' | 'scopes' | 'nonce' | 'codeChallenge'>,
     userId: string,
-    authTime: Date,
+    signIn: { authTime: Date; amr: readonly AuthMethod[] },
   ): Promise<string> {
     const code = randomBytes(32).toString('base64url');
     const now = this.clock.now();
@@ -35,7 +39,8 @@ export class AuthorizationCodesService {
       scopes: request.scopes,
       nonce: request.nonce ?? null,
       codeChallenge: request.codeChallenge,
-      authTime,
+      authTime: signIn.authTime,
+      amr: [...signIn.amr],
       createdAt: now,
       expiresAt: new Date(now.getTime() + this.config.oauth.codeTtlMs),
     });

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { isScope, parseScopeList } from '../auth/scopes.js';
+import { Acr, ACR_VALUES } from '../sessions/authentication-methods.js';
 import { ApplicationEntity } from './application.entity.js';
 import { ApplicationsService } from './applications.service.js';
 import { matchesRegisteredRedirectUri } from './application-validation.js';
@@ -21,6 +22,12 @@ export interface AuthorizationRequest {
   prompt: ReadonlySet<Prompt>;
   /** OpenID Connect `max_age`: the longest time, in seconds, since the user last signed in. */
   maxAge?: number;
+  /**
+   * The class of sign-in the client asked for with `acr_values` (OpenID Connect Core §3.1.2.1): the
+   * weakest of the values Agora knows, as any of them would do; undefined when none is known. Agora
+   * treats it as required (docs/oauth.md, "acr_values").
+   */
+  acr?: Acr;
 }
 
 /** The `prompt` values of OpenID Connect Core §3.1.2.1, all supported. */
@@ -52,6 +59,7 @@ const PARAMETERS = [
   'prompt',
   'max_age',
   'resource',
+  'acr_values',
 ];
 const MAX_STATE_OR_NONCE = 1024;
 
@@ -102,8 +110,9 @@ export class AuthorizationRequestValidator {
       this.checkOptional(params, 'state');
       const prompt = this.checkPrompt(params);
       const maxAge = this.checkMaxAge(params);
+      const acr = requestedAcr(params.get('acr_values'));
       checkResourceIndicator(params.get('resource') ?? undefined, this.config.baseUrl);
-      return { application, redirectUri, scopes, codeChallenge, state, nonce, prompt, maxAge };
+      return { application, redirectUri, scopes, codeChallenge, state, nonce, prompt, maxAge, acr };
     } catch (err) {
       if (err instanceof OAuthError) throw new AuthorizationRedirectError(err, application, redirectUri, state);
       throw err;
@@ -176,6 +185,16 @@ export class AuthorizationRequestValidator {
       throw new OAuthError('invalid_request', `${name} is longer than ${MAX_STATE_OR_NONCE} characters`);
     return value;
   }
+}
+
+/**
+ * `acr_values`: space-separated, in order of preference. Values Agora does not know are ignored (the
+ * request is voluntary, OpenID Connect Core §5.5.1.1); of the known ones, the weakest, since a sign-in
+ * that reaches it satisfies the client (`phr` satisfies `aal2` too).
+ */
+export function requestedAcr(value: string | null): Acr | undefined {
+  const known = new Set((value ?? '').split(' ').filter((v): v is Acr => (ACR_VALUES as readonly string[]).includes(v)));
+  return ACR_VALUES.find((acr) => known.has(acr));
 }
 
 /**

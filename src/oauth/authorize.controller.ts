@@ -7,6 +7,7 @@ import type { SignedInUser } from '../sessions/sessions.service.js';
 import type { PageResult } from '../web/page-result.js';
 import { Redirect, view } from '../web/page-result.js';
 import { AnonymousPage, CurrentSession, Pages } from '../web/pages.decorator.js';
+import { AuthenticationRequirement, stepUpLocation } from './authentication-requirement.js';
 import { AuthorizationCodesService } from './authorization-codes.service.js';
 import {
   AuthorizationRedirectError,
@@ -22,9 +23,10 @@ import { AuthorizationPageError } from './oauth.errors.js';
 import { authorizationErrorPage, consentPage, returnToApplicationPage } from './oauth.pages.js';
 
 /**
- * `/oauth/authorize`: checks the request, signs the user in if needed, asks for consent, issues the
- * code. A page open to anyone: a visitor who is not signed in is sent to sign in (or, with
- * prompt=none, back to the client with login_required) by the pipeline below.
+ * `/oauth/authorize`: checks the request, signs the user in if needed (prompt, max_age), has them prove
+ * a second factor if the client asked for one (acr_values), asks for consent, issues the code. A page
+ * open to anyone: a visitor who is not signed in is sent to sign in (or, with prompt=none, back to the
+ * client with login_required) by the pipeline below.
  */
 @Controller('oauth/authorize')
 @Pages()
@@ -34,6 +36,7 @@ export class AuthorizeController {
     private readonly validator: AuthorizationRequestValidator,
     private readonly codes: AuthorizationCodesService,
     private readonly grants: GrantsService,
+    private readonly requirement: AuthenticationRequirement,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -51,7 +54,7 @@ export class AuthorizeController {
         (await this.grants.covers(signedIn.user.id, request.application.id, request.scopes))
       ) {
         await this.grants.approvedByGrant(request.application);
-        return this.approve(request, signedIn.user.id, signedIn.authTime);
+        return this.approve(request, signedIn);
       }
       if (request.prompt.has('none')) {
         return this.errorToClient(request, {
@@ -74,11 +77,12 @@ export class AuthorizeController {
       if (name === '_csrf' || name === 'decision') continue;
       for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string') params.append(name, v);
     }
-    // The consent form answers a request whose sign-in rules were applied when the page was shown.
+    // The consent form answers a request whose sign-in rules (prompt, max_age) were applied when the page
+    // was shown; acr_values is checked again, as it cannot ask forever.
     return this.handle(session, params, { enforceReauthentication: false }, async (request, signedIn) => {
       if (body.decision === 'approve') {
         await this.grants.remember(signedIn.user.id, request.application.id, request.scopes);
-        return this.approve(request, signedIn.user.id, signedIn.authTime);
+        return this.approve(request, signedIn);
       }
       if (body.decision === 'deny') {
         return this.toClient(request, { error: 'access_denied', error_description: 'The user denied the request' });
@@ -87,7 +91,10 @@ export class AuthorizeController {
     });
   }
 
-  /** Validation, error answers and sign-in shared by both steps; `next` runs for a signed-in user. */
+  /**
+   * Validation, error answers, sign-in and the second factor shared by both steps; `next` runs for a
+   * signed-in user whose sign-in meets the request.
+   */
   private async handle(
     signedIn: SignedInUser | null,
     params: URLSearchParams,
@@ -111,17 +118,41 @@ export class AuthorizeController {
       }
       return new Redirect(signInLocation(params, again), 302);
     }
+    const requirement = await this.requirement.check(signedIn, request.acr);
+    if (requirement.outcome === 'unmet') {
+      return this.errorToClient(request, {
+        error: 'unmet_authentication_requirements',
+        error_description: `The application requires a sign-in of class ${request.acr}, and this account has no second factor that can give it`,
+        state: request.state,
+      });
+    }
+    if (requirement.outcome === 'step-up') {
+      // prompt=none: the user could meet the requirement, but only by interacting (Core §3.1.2.6).
+      if (request.prompt.has('none')) {
+        return this.errorToClient(request, {
+          error: 'interaction_required',
+          error_description: `The user must confirm the sign-in with a second factor (acr ${request.acr})`,
+          state: request.state,
+        });
+      }
+      return new Redirect(stepUpLocation(`/oauth/authorize?${params.toString()}`, requirement.require), 302);
+    }
     return next(request, signedIn);
   }
 
-  /** prompt=login or select_account, or a sign-in older than max_age (OpenID Connect Core §3.1.2.1). */
+  /**
+   * prompt=login or select_account, max_age=0 (which is prompt=login), or a sign-in older than max_age
+   * (OpenID Connect Core §3.1.2.1). The session's auth_time is its last active proof: a second step taken
+   * later (acr_values) counts as one.
+   */
   private mustSignInAgain(request: AuthorizationRequest, authTime: Date): boolean {
     if (request.prompt.has('login') || request.prompt.has('select_account')) return true;
-    return request.maxAge !== undefined && this.clock.now().getTime() - authTime.getTime() > request.maxAge * 1000;
+    if (request.maxAge === undefined) return false;
+    return request.maxAge === 0 || this.clock.now().getTime() - authTime.getTime() > request.maxAge * 1000;
   }
 
-  private async approve(request: AuthorizationRequest, userId: string, authTime: Date): Promise<PageResult> {
-    const code = await this.codes.issue(request, userId, authTime);
+  private async approve(request: AuthorizationRequest, signedIn: SignedInUser): Promise<PageResult> {
+    const code = await this.codes.issue(request, signedIn.user.id, { authTime: signedIn.authTime, amr: signedIn.amr });
     return this.toClient(request, { code });
   }
 
@@ -161,6 +192,8 @@ export class AuthorizeController {
 const HEADINGS: Record<string, string> = {
   login_required: 'You are not signed in to Agora',
   consent_required: 'You have not approved this application',
+  unmet_authentication_requirements: 'This application requires a second factor',
+  interaction_required: 'This application needs you to confirm your sign-in',
 };
 
 /**

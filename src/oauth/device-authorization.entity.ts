@@ -1,4 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import type { AuthMethod } from '../sessions/authentication-methods.js';
 import { UserEntity } from '../users/user.entity.js';
 import { AccessTokenEntity } from './access-token.entity.js';
 import { ApplicationEntity } from './application.entity.js';
@@ -16,6 +17,10 @@ export type DeviceAuthorizationStatus = 'pending' | 'approved' | 'denied';
 @Check('oauth_device_authorizations_user_code_hash_check', `user_code_hash ~ '^[0-9a-f]{64}$'`)
 @Check('oauth_device_authorizations_status_check', `status IN ('pending', 'approved', 'denied')`)
 @Check('oauth_device_authorizations_interval_seconds_check', `interval_seconds > 0`)
+@Check(
+  'oauth_device_authorizations_amr_check',
+  `amr IS NULL OR (cardinality(amr) >= 1 AND amr <@ ARRAY['pwd','otp','hwk','swk','mfa']::text[])`,
+)
 export class DeviceAuthorizationEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -50,6 +55,10 @@ export class DeviceAuthorizationEntity {
   /** When that user signed in (the id_token's auth_time). */
   @Column({ name: 'auth_time', type: 'timestamptz', nullable: true })
   authTime: Date | null;
+
+  /** How that user signed in (the id_token's `amr` and `acr`); null until decided. */
+  @Column({ type: 'text', array: true, nullable: true })
+  amr: AuthMethod[] | null;
 
   /** The least time between two polls; grows by 5 s at every `slow_down`. */
   @Column({ name: 'interval_seconds', type: 'integer' })

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { QueryFailedError, Repository } from 'typeorm';
 import { generateSecret, hashSecret, SecretPrefix } from '../auth/secret-token.js';
 import { Clock } from '../clock/clock.js';
+import type { AuthMethod } from '../sessions/authentication-methods.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { purgeInBatches } from '../database/batched-purge.js';
 import type { AppConfig } from '../config/config.schema.js';
@@ -104,14 +105,20 @@ export class DeviceAuthorizationsService {
    * Approves or denies a pending, unexpired authorization: once, whoever tries at the same moment. An
    * approval is remembered like one given on the consent page, so the application is listed under
    * "Authorized applications", where revoking it ends what the device holds (its refresh tokens too).
+   * How the user signed in (auth_time, amr) is recorded for the id_token; RFC 8628 has no acr_values, so
+   * the approval asks for nothing more than the session has.
    */
-  async decide(userCode: string, user: { id: string; authTime: Date }, approve: boolean): Promise<DeviceDecision> {
+  async decide(
+    userCode: string,
+    user: { id: string; authTime: Date; amr: readonly AuthMethod[] },
+    approve: boolean,
+  ): Promise<DeviceDecision> {
     const now = this.clock.now();
     const userCodeHash = hashSecret(userCode);
     const result = await this.devices
       .createQueryBuilder()
       .update()
-      .set({ status: approve ? 'approved' : 'denied', userId: user.id, authTime: user.authTime, decidedAt: now })
+      .set({ status: approve ? 'approved' : 'denied', userId: user.id, authTime: user.authTime, amr: [...user.amr], decidedAt: now })
       .where(`user_code_hash = :userCodeHash AND status = 'pending' AND expires_at > :now`, { userCodeHash, now })
       .execute();
     if (result.affected === 1) {

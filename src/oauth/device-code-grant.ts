@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { hashSecret, isWellFormedSecret, SecretPrefix } from '../auth/secret-token.js';
 import { Clock } from '../clock/clock.js';
+import { toAmr } from '../sessions/authentication-methods.js';
 import { AccessTokensService } from './access-tokens.service.js';
 import { ApplicationEntity } from './application.entity.js';
 import type { TokenRequestParams } from './client-authentication.js';
@@ -23,6 +24,7 @@ interface DeviceRow {
   status: 'pending' | 'approved' | 'denied';
   user_id: string | null;
   auth_time: Date | null;
+  amr: string[] | null;
   interval_seconds: number;
   last_polled_at: Date | null;
   expires_at: Date;
@@ -31,6 +33,7 @@ interface DeviceRow {
   username: string | null;
   name: string | null;
   email: string | null;
+  email_verified: boolean | null;
 }
 
 type Poll = { issued: { accessToken: string; accessTokenId: string; expiresIn: number; row: DeviceRow } } | { refused: OAuthError };
@@ -65,8 +68,9 @@ export class DeviceCodeGrant {
     const now = this.clock.now();
     return this.dataSource.transaction(async (manager): Promise<Poll> => {
       const [row] = (await manager.query(
-        `SELECT d.id, d.application_id, d.scopes, d.status, d.user_id, d.auth_time, d.interval_seconds, d.last_polled_at,
-                d.expires_at, d.consumed_at, u.state AS user_state, u.username, u.name, u.email
+        `SELECT d.id, d.application_id, d.scopes, d.status, d.user_id, d.auth_time, d.amr, d.interval_seconds, d.last_polled_at,
+                d.expires_at, d.consumed_at, u.state AS user_state, u.username, u.name, u.email,
+                u.email_verified_at IS NOT NULL AS email_verified
            FROM oauth_device_authorizations d LEFT JOIN users u ON u.id = d.user_id
           WHERE d.device_code_hash = $1
             FOR UPDATE OF d`,
@@ -110,6 +114,7 @@ export class DeviceCodeGrant {
     issued: { accessToken: string; accessTokenId: string; expiresIn: number; row: DeviceRow },
   ): Promise<TokenResponse> {
     const { row } = issued;
+    const amr = toAmr(row.amr ?? ['pwd']);
     const response: TokenResponse = {
       access_token: issued.accessToken,
       token_type: 'Bearer',
@@ -118,10 +123,11 @@ export class DeviceCodeGrant {
     };
     if (row.scopes.includes('openid')) {
       response.id_token = await this.idTokens.sign({
-        user: { id: row.user_id!, username: row.username!, name: row.name!, email: row.email! },
+        user: { id: row.user_id!, username: row.username!, name: row.name!, email: row.email!, emailVerified: row.email_verified === true },
         clientId: application.clientId,
         scopes: row.scopes,
         authTime: row.auth_time!,
+        amr,
         nonce: null,
       });
     }
@@ -131,6 +137,7 @@ export class DeviceCodeGrant {
         userId: row.user_id!,
         scopes: row.scopes,
         authTime: row.auth_time!,
+        amr,
         accessTokenId: issued.accessTokenId,
       });
     }

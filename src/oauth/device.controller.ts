@@ -58,7 +58,7 @@ export class DeviceController {
     if (body.decision === undefined) return view((c) => deviceConsentPage({ user, csrfToken: c.csrfToken, ...found }));
     const decision = await this.devices.decide(
       normalizeUserCode(typed)!,
-      { id: user.id, authTime: signedIn.authTime },
+      { id: user.id, authTime: signedIn.authTime, amr: signedIn.amr },
       body.decision === 'approve',
     );
     if (decision === 'approved') {

@@ -4,6 +4,7 @@ import { Repository } from 'typeorm';
 import { CredentialVerifier } from '../auth/credential-verifier.js';
 import { Clock } from '../clock/clock.js';
 import { isUuid } from '../database/uuid.js';
+import { SecurityNotices } from '../security-notices/security-notices.js';
 import { AccessTokensService } from './access-tokens.service.js';
 import type { ApplicationEntity } from './application.entity.js';
 import { ApplicationError } from './applications.errors.js';
@@ -27,6 +28,7 @@ export class GrantsService {
     private readonly refreshTokens: RefreshTokensService,
     private readonly credentials: CredentialVerifier,
     private readonly clock: Clock,
+    private readonly notices: SecurityNotices,
   ) {}
 
   /** True when the user already approved every one of these scopes for the application. */
@@ -38,12 +40,23 @@ export class GrantsService {
   /**
    * Records the user's approval (the consent page, a device flow approval), and with it the
    * application's first consent, whether or not a grant already existed: an approval always vouches
-   * for the application.
+   * for the application. An approval that gives the application something it did not have (a first
+   * approval, or new scopes) tells the user by e-mail, in the same transaction.
    */
   async remember(userId: string, applicationId: string, scopes: string[]): Promise<void> {
-    const existing = await this.grants.findOneBy({ userId, applicationId });
-    const merged = [...new Set([...(existing?.scopes ?? []), ...scopes])];
-    await this.grants.upsert({ userId, applicationId, scopes: merged }, ['userId', 'applicationId']);
+    await this.grants.manager.transaction(async (tx) => {
+      const grants = tx.getRepository(GrantEntity);
+      const existing = await grants.findOne({ where: { userId, applicationId }, lock: { mode: 'pessimistic_write' } });
+      const merged = [...new Set([...(existing?.scopes ?? []), ...scopes])];
+      await grants.upsert({ userId, applicationId, scopes: merged }, ['userId', 'applicationId']);
+      if (existing && merged.length === existing.scopes.length) return;
+      const [application] = (await tx.query('SELECT name FROM oauth_applications WHERE id = $1', [applicationId])) as { name: string }[];
+      await this.notices.notify(
+        userId,
+        { kind: 'application-authorized', application: application?.name ?? applicationId, scopes: merged },
+        { tx },
+      );
+    });
     await this.recordFirstConsent(applicationId);
   }
 

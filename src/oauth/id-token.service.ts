@@ -1,16 +1,29 @@
 import { Inject, Injectable } from '@nestjs/common';
 import jwt from 'jsonwebtoken';
 import { Clock } from '../clock/clock.js';
+import { acrOf, AuthMethod } from '../sessions/authentication-methods.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import { SigningThread } from './signing-thread.js';
 
+/** The user as the claims show them: what `userClaims` reads. */
+export interface ClaimsUser {
+  id: string;
+  username: string;
+  name: string;
+  email: string;
+  emailVerified: boolean;
+}
+
 export interface IdTokenSubject {
-  user: { id: string; username: string; name: string; email: string };
+  user: ClaimsUser;
   clientId: string;
   scopes: string[];
+  /** When the user last proved who they are in the session the grant came from (a step-up moves it). */
   authTime: Date;
+  /** How (RFC 8176): the id_token's `amr`, and its `acr` (`acrOf`). */
+  amr: readonly AuthMethod[];
   nonce: string | null;
 }
 
@@ -20,7 +33,11 @@ export interface IdTokenHint {
   aud: string[];
 }
 
-/** OpenID Connect id_tokens (Core §2): RS256, `kid` in the header, claims by scope. */
+/**
+ * OpenID Connect id_tokens (Core §2): RS256, `kid` in the header, `auth_time`, `amr` and `acr` of the
+ * sign-in the grant came from (docs/account-security.md, "For client developers: acr and amr"), and the
+ * claims the scopes allow.
+ */
 @Injectable()
 export class IdTokenService {
   constructor(
@@ -40,6 +57,8 @@ export class IdTokenService {
       iat,
       exp: iat + this.config.oauth.accessTokenTtlMs / 1000,
       auth_time: Math.floor(subject.authTime.getTime() / 1000),
+      amr: [...subject.amr],
+      acr: acrOf(subject.amr),
       ...(subject.nonce ? { nonce: subject.nonce } : {}),
       ...userClaims(subject.user, subject.scopes),
     };
@@ -85,10 +104,10 @@ function jwtHeader(token: string): jwt.JwtHeader | null {
 }
 
 /** Claims the scopes allow (OIDC Core §5.4), shared by id_tokens and userinfo. */
-export function userClaims(user: IdTokenSubject['user'], scopes: Iterable<string>): Record<string, unknown> {
+export function userClaims(user: ClaimsUser, scopes: Iterable<string>): Record<string, unknown> {
   const granted = new Set(scopes);
   return {
     ...(granted.has('profile') ? { name: user.name, preferred_username: user.username } : {}),
-    ...(granted.has('email') ? { email: user.email, email_verified: false } : {}),
+    ...(granted.has('email') ? { email: user.email, email_verified: user.emailVerified } : {}),
   };
 }

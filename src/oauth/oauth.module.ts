@@ -4,7 +4,10 @@ import type { AppConfig } from '../config/config.schema.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ErrorMappers } from '../errors/error-mappers.js';
 import { addressOf } from '../errors/generic-errors.js';
+import { SecurityNoticesModule } from '../security-notices/security-notices.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
+import { UsersModule } from '../users/users.module.js';
+import { AuthenticationRequirement } from './authentication-requirement.js';
 import { AccessTokenEntity } from './access-token.entity.js';
 import { AccessTokensService } from './access-tokens.service.js';
 import { ApplicationEntity } from './application.entity.js';
@@ -53,8 +56,11 @@ import { TokenController } from './token.controller.js';
       DeviceAuthorizationEntity,
     ]),
     SessionsModule,
+    SecurityNoticesModule,
+    UsersModule,
   ],
   providers: [
+    AuthenticationRequirement,
     ApplicationsService,
     AccessTokensService,
     AuthorizationCodesService,

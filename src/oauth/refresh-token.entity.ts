@@ -1,4 +1,5 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import type { AuthMethod } from '../sessions/authentication-methods.js';
 import { UserEntity } from '../users/user.entity.js';
 import { AccessTokenEntity } from './access-token.entity.js';
 import { ApplicationEntity } from './application.entity.js';
@@ -16,6 +17,7 @@ import { ApplicationEntity } from './application.entity.js';
 @Index('oauth_refresh_tokens_access_token_id_idx', ['accessTokenId'])
 @Check('oauth_refresh_tokens_token_hash_check', `token_hash ~ '^[0-9a-f]{64}$'`)
 @Check('oauth_refresh_tokens_expiry_check', `expires_at <= family_expires_at`)
+@Check('oauth_refresh_tokens_amr_check', `cardinality(amr) >= 1 AND amr <@ ARRAY['pwd','otp','hwk','swk','mfa']::text[]`)
 export class RefreshTokenEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'oauth_refresh_tokens_pkey' })
   id: string;
@@ -48,6 +50,10 @@ export class RefreshTokenEntity {
   /** When the user signed in for the authorization that started the family (id_token `auth_time`). */
   @Column({ name: 'auth_time', type: 'timestamptz' })
   authTime: Date;
+
+  /** How the user signed in for that authorization (id_token `amr` and `acr`), kept by every successor. */
+  @Column({ type: 'text', array: true, default: () => "'{pwd}'" })
+  amr: AuthMethod[];
 
   /** The access token issued together with this refresh token, revoked with the family. */
   @Column({ name: 'access_token_id', type: 'uuid', nullable: true })

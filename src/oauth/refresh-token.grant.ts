@@ -9,7 +9,8 @@ import type { TokenResponse } from './token-exchange.service.js';
 
 /**
  * grant_type=refresh_token (RFC 6749 §6): a new access token, a successor refresh token (rotation)
- * and, with `openid`, a new id_token with the original `auth_time` and no nonce (OIDC Core §12.2).
+ * and, with `openid`, a new id_token with the original `auth_time`, `amr` and `acr` and no nonce (OIDC
+ * Core §12.2: the refresh is no new sign-in).
  */
 @Injectable()
 export class RefreshTokenGrant {
@@ -36,6 +37,7 @@ export class RefreshTokenGrant {
         clientId: application.clientId,
         scopes: result.scopes,
         authTime: result.authTime,
+        amr: result.amr,
         nonce: null,
       });
     }

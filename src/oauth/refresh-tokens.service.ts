@@ -6,7 +6,9 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { purgeInBatches } from '../database/batched-purge.js';
 import { PreparedStatements, Statement } from '../database/prepared-statements.js';
+import { AuthMethod, toAmr } from '../sessions/authentication-methods.js';
 import { AccessTokensService } from './access-tokens.service.js';
+import type { ClaimsUser } from './id-token.service.js';
 
 export type Rotation =
   | {
@@ -18,7 +20,9 @@ export type Rotation =
       /** The access token's scopes (what was asked for, or everything the refresh token carries). */
       scopes: string[];
       authTime: Date;
-      user: { id: string; username: string; name: string; email: string };
+      /** How the user signed in for the authorization that started the family. */
+      amr: AuthMethod[];
+      user: ClaimsUser;
     }
   | { ok: false; error: 'invalid_grant' | 'invalid_scope'; reason: string };
 
@@ -46,7 +50,14 @@ export class RefreshTokensService {
   ) {}
 
   /** Starts a family, beside the access token an authorization code was just exchanged for. */
-  async issue(grant: { applicationId: string; userId: string; scopes: string[]; authTime: Date; accessTokenId: string }): Promise<string> {
+  async issue(grant: {
+    applicationId: string;
+    userId: string;
+    scopes: string[];
+    authTime: Date;
+    amr: readonly AuthMethod[];
+    accessTokenId: string;
+  }): Promise<string> {
     const now = this.clock.now();
     const token = generateSecret(SecretPrefix.oauthRefreshToken);
     const familyExpiresAt = new Date(now.getTime() + this.config.oauth.refreshTokenAbsoluteMs);
@@ -61,6 +72,7 @@ export class RefreshTokensService {
       now,
       this.idleExpiry(now, familyExpiresAt),
       familyExpiresAt,
+      [...grant.amr],
     ]);
     return token;
   }
@@ -115,7 +127,8 @@ export class RefreshTokensService {
       expiresIn: access.expiresIn,
       scopes: requestedScopes ?? old.scopes,
       authTime: old.auth_time,
-      user: { id: old.user_id, username: old.username, name: old.name, email: old.email },
+      amr: toAmr(old.amr),
+      user: { id: old.user_id, username: old.username, name: old.name, email: old.email, emailVerified: old.email_verified },
     };
   }
 
@@ -210,6 +223,7 @@ interface TokenRow extends Record<string, unknown> {
   user_id: string;
   scopes: string[];
   auth_time: Date;
+  amr: string[];
   expires_at: Date;
   family_expires_at: Date;
   used_at: Date | null;
@@ -218,6 +232,7 @@ interface TokenRow extends Record<string, unknown> {
   username: string;
   name: string;
   email: string;
+  email_verified: boolean;
   /** Whether this statement used the token and stored its successors. */
   issued: boolean;
 }
@@ -232,12 +247,13 @@ interface ActiveRow extends Record<string, unknown> {
 }
 
 // $1 id (also the family's), $2 hash, $3 application, $4 user, $5 scopes (space-separated), $6 auth time,
-// $7 access token, $8 now, $9 idle expiry, $10 family expiry.
+// $7 access token, $8 now, $9 idle expiry, $10 family expiry, $11 amr.
 const INSERT: Statement = {
   name: 'oauth_insert_refresh_token',
   text: `INSERT INTO oauth_refresh_tokens
-           (id, token_hash, family_id, application_id, user_id, scopes, auth_time, access_token_id, created_at, expires_at, family_expires_at)
-         VALUES ($1, $2, $1, $3, $4, string_to_array($5::text, ' '), $6, $7, $8, $9, $10)`,
+           (id, token_hash, family_id, application_id, user_id, scopes, auth_time, amr, access_token_id, created_at, expires_at,
+            family_expires_at)
+         VALUES ($1, $2, $1, $3, $4, string_to_array($5::text, ' '), $6, $11::text[], $7, $8, $9, $10)`,
 };
 
 // $1 token hash, $2 now, $3 application id, $4 requested scopes (space-separated, or null for all),
@@ -247,8 +263,8 @@ const ROTATE: Statement = {
   name: 'oauth_rotate_refresh_token',
   text: `
   WITH old AS (
-    SELECT r.family_id, r.application_id, r.user_id, r.scopes, r.auth_time, r.expires_at, r.family_expires_at, r.used_at,
-           r.revoked_at, u.state AS user_state, u.username, u.name, u.email
+    SELECT r.family_id, r.application_id, r.user_id, r.scopes, r.auth_time, r.amr, r.expires_at, r.family_expires_at, r.used_at,
+           r.revoked_at, u.state AS user_state, u.username, u.name, u.email, u.email_verified_at IS NOT NULL AS email_verified
       FROM oauth_refresh_tokens r JOIN users u ON u.id = r.user_id
      WHERE r.token_hash = $1
   ), used AS (
@@ -256,15 +272,16 @@ const ROTATE: Statement = {
      WHERE r.token_hash = $1 AND r.used_at IS NULL AND r.revoked_at IS NULL AND r.expires_at > $2 AND r.application_id = $3
        AND ($4::text IS NULL OR string_to_array($4::text, ' ') <@ r.scopes)
        AND EXISTS (SELECT 1 FROM old WHERE old.user_state = 'active')
-    RETURNING r.family_id, r.user_id, r.scopes, r.auth_time, r.family_expires_at
+    RETURNING r.family_id, r.user_id, r.scopes, r.auth_time, r.amr, r.family_expires_at
   ), token AS (
     INSERT INTO oauth_access_tokens (id, token_hash, application_id, user_id, scopes, created_at, expires_at)
     SELECT $5, $6, $3, user_id, COALESCE(string_to_array($4::text, ' '), scopes), $2, $7 FROM used
     RETURNING id
   ), successor AS (
     INSERT INTO oauth_refresh_tokens
-           (id, token_hash, family_id, application_id, user_id, scopes, auth_time, access_token_id, created_at, expires_at, family_expires_at)
-    SELECT $8, $9, family_id, $3, user_id, scopes, auth_time, (SELECT id FROM token), $2, LEAST($10::timestamptz, family_expires_at), family_expires_at
+           (id, token_hash, family_id, application_id, user_id, scopes, auth_time, amr, access_token_id, created_at, expires_at,
+            family_expires_at)
+    SELECT $8, $9, family_id, $3, user_id, scopes, auth_time, amr, (SELECT id FROM token), $2, LEAST($10::timestamptz, family_expires_at), family_expires_at
       FROM used
     RETURNING id
   )

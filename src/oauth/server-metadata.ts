@@ -1,4 +1,5 @@
 import { SCOPES } from '../auth/scopes.js';
+import { ACR_VALUES } from '../sessions/authentication-methods.js';
 import { PROMPTS } from './authorization-request.js';
 
 /**
@@ -31,7 +32,9 @@ export const OIDC_SUPPORTED = {
   endpoints: { userinfo_endpoint: '/oauth/userinfo', end_session_endpoint: '/oauth/logout' } as Record<string, string>,
   subjectTypes: ['public'],
   idTokenSigningAlgs: ['RS256'],
-  claims: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'name', 'preferred_username', 'email', 'email_verified'],
+  claims: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'amr', 'acr', 'name', 'preferred_username', 'email', 'email_verified'],
+  /** `acr_values` a client may ask for (docs/account-security.md, "For client developers: acr and amr"). */
+  acrValues: ACR_VALUES,
 } as const;
 
 export interface MetadataOptions {
@@ -71,6 +74,7 @@ export function openidProviderMetadata(options: MetadataOptions): Record<string,
     subject_types_supported: [...OIDC_SUPPORTED.subjectTypes],
     id_token_signing_alg_values_supported: [...OIDC_SUPPORTED.idTokenSigningAlgs],
     claims_supported: [...OIDC_SUPPORTED.claims],
+    acr_values_supported: [...OIDC_SUPPORTED.acrValues],
     prompt_values_supported: [...PROMPTS],
     request_parameter_supported: false,
     request_uri_parameter_supported: false,

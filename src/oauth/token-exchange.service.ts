@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { PreparedStatements, Statement } from '../database/prepared-statements.js';
 import { hashSecret } from '../auth/secret-token.js';
 import { Clock } from '../clock/clock.js';
+import { AuthMethod, toAmr } from '../sessions/authentication-methods.js';
 import { AccessTokensService } from './access-tokens.service.js';
 import { ApplicationEntity } from './application.entity.js';
-import { IdTokenService } from './id-token.service.js';
+import { ClaimsUser, IdTokenService } from './id-token.service.js';
 import { OAuthError } from './oauth.errors.js';
 import { PkceService } from './pkce.service.js';
 import { DEVICE_CODE_GRANT_TYPE, DeviceCodeGrant } from './device-code-grant.js';
@@ -26,8 +27,8 @@ export interface TokenResponse {
 type Redemption =
   | {
       ok: true;
-      code: { scopes: string[]; authTime: Date; nonce: string | null };
-      user: { id: string; username: string; name: string; email: string };
+      code: { scopes: string[]; authTime: Date; amr: AuthMethod[]; nonce: string | null };
+      user: ClaimsUser;
       accessToken: string;
       accessTokenId: string;
       expiresIn: number;
@@ -80,6 +81,7 @@ export class TokenExchangeService {
         userId: user.id,
         scopes: code.scopes,
         authTime: code.authTime,
+        amr: code.amr,
         accessTokenId: result.accessTokenId,
       });
     }
@@ -89,6 +91,7 @@ export class TokenExchangeService {
         clientId: application.clientId,
         scopes: code.scopes,
         authTime: code.authTime,
+        amr: code.amr,
         nonce: code.nonce,
       });
     }
@@ -137,8 +140,8 @@ export class TokenExchangeService {
     }
     return {
       ok: true,
-      code: { scopes: code.scopes, authTime: code.auth_time, nonce: code.nonce },
-      user: { id: code.user_id, username: code.username, name: code.name, email: code.email },
+      code: { scopes: code.scopes, authTime: code.auth_time, amr: toAmr(code.amr), nonce: code.nonce },
+      user: { id: code.user_id, username: code.username, name: code.name, email: code.email, emailVerified: code.email_verified },
       accessToken: issued.token,
       accessTokenId: issued.id,
       expiresIn: issued.expiresIn,
@@ -166,6 +169,7 @@ interface CodeRow extends Record<string, unknown> {
   nonce: string | null;
   code_challenge: string;
   auth_time: Date;
+  amr: string[];
   expires_at: Date;
   consumed_at: Date | null;
   access_token_id: string | null;
@@ -173,12 +177,14 @@ interface CodeRow extends Record<string, unknown> {
   username: string;
   name: string;
   email: string;
+  email_verified: boolean;
   /** Whether this statement consumed the code and stored the token. */
   issued: boolean;
 }
 
-const CODE_COLUMNS = `c.application_id, c.user_id, c.redirect_uri, c.scopes, c.nonce, c.code_challenge, c.auth_time,
-       c.expires_at, c.consumed_at, c.access_token_id, u.state AS user_state, u.username, u.name, u.email`;
+const CODE_COLUMNS = `c.application_id, c.user_id, c.redirect_uri, c.scopes, c.nonce, c.code_challenge, c.auth_time, c.amr,
+       c.expires_at, c.consumed_at, c.access_token_id, u.state AS user_state, u.username, u.name, u.email,
+       u.email_verified_at IS NOT NULL AS email_verified`;
 
 const READ_CODE: Statement = {
   name: 'oauth_read_code',

@@ -9,10 +9,12 @@ import { Clock } from '../clock/clock.js';
 import { isUuid } from '../database/uuid.js';
 import { checkAll } from '../errors/domain-error.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { SecurityNotices } from '../security-notices/security-notices.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { PersonalTokenEntity } from './personal-token.entity.js';
 import { PersonalToken, toPersonalToken } from './personal-token.model.js';
 import { PersonalTokenError } from './personal-tokens.errors.js';
+import { UsersService } from '../users/users.service.js';
 
 export interface NewPersonalTokenInput {
   name: string;
@@ -27,7 +29,8 @@ interface VerifiedRow extends CredentialRow {
 }
 
 const VERIFY_SQL = `
-  SELECT t.id, t.scopes, t.last_used_at, t.expires_at, u.id AS user_id, u.username, u.name, u.email
+  SELECT t.id, t.scopes, t.last_used_at, t.expires_at, u.id AS user_id, u.username, u.name, u.email,
+         u.email_verified_at IS NOT NULL AS email_verified
   FROM personal_access_tokens t
   JOIN users u ON u.id = t.user_id
   WHERE t.token_hash = $1
@@ -50,6 +53,8 @@ export class PersonalTokensService implements TokenVerifier, OnModuleInit {
     private readonly verifier: CredentialVerifier,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly notices: SecurityNotices,
+    private readonly users: UsersService,
   ) {}
 
   onModuleInit(): void {
@@ -59,9 +64,12 @@ export class PersonalTokensService implements TokenVerifier, OnModuleInit {
   /**
    * Creates a token; the returned secret is the only time it is ever available. A user holds at most
    * PERSONAL_TOKENS_MAX_ACTIVE tokens that still work (TOO_MANY_TOKENS past it): counted and inserted
-   * under a lock on the user's row, so concurrent creations never overshoot.
+   * under a lock on the user's row, so concurrent creations never overshoot. The user's e-mail address
+   * must be verified (EMAIL_NOT_VERIFIED). The owner is told by e-mail (a security notice written in the
+   * same transaction).
    */
   async create(userId: string, input: NewPersonalTokenInput): Promise<{ token: string; personalToken: PersonalToken }> {
+    await this.users.requireVerifiedEmail(userId);
     const { name, scopes, expiresAt } = checkAll({
       name: () => {
         const name = input.name.trim();
@@ -96,7 +104,9 @@ export class PersonalTokensService implements TokenVerifier, OnModuleInit {
         );
       }
       const tokens = manager.getRepository(PersonalTokenEntity);
-      return tokens.save(tokens.create({ userId, name, scopes, expiresAt, tokenHash: hashSecret(token), createdAt: now }));
+      const saved = await tokens.save(tokens.create({ userId, name, scopes, expiresAt, tokenHash: hashSecret(token), createdAt: now }));
+      await this.notices.notify(userId, { kind: 'personal-token-created', name, scopes }, { tx: manager });
+      return saved;
     });
     return { token, personalToken: toPersonalToken(entity) };
   }

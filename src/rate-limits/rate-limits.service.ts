@@ -55,11 +55,14 @@ export class RateLimits implements OnApplicationShutdown {
   private redisAvoidedUntil = 0;
   private redisReachable = true;
   private closing = false;
+  private readonly keyPrefix: string;
+  private readonly throttles = new Map<string, { memory: WindowCounters; shared?: RateLimiterRedis }>();
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly metrics: Metrics,
   ) {
+    this.keyPrefix = config.rateLimitKeyPrefix;
     const settings = config.rateLimits;
     if (!settings) return;
     this.limits = {
@@ -144,6 +147,45 @@ export class RateLimits implements OnApplicationShutdown {
     void reply.header('retry-after', retryAfterSeconds(state));
     this.metrics.rateLimited(subject.budget);
     throw new RateLimitError(subject, state);
+  }
+
+  /**
+   * A throttle of one action (sending a test webhook…), apart from the request budgets and on whether
+   * or not those are: at most `limit` per `windowSeconds` for `key`, counted like them (in Redis when
+   * there is one, shared by every instance; in this process otherwise, or while Redis fails). Returns
+   * 0 when the action may go ahead (and counts it), else the whole seconds until it may.
+   */
+  async throttle(name: string, key: string, limit: number, windowSeconds: number): Promise<number> {
+    const id = `${name}:${limit}:${windowSeconds}`;
+    let throttle = this.throttles.get(id);
+    if (!throttle) {
+      throttle = {
+        memory: new WindowCounters(windowSeconds * 1000, MAX_KEYS_IN_MEMORY),
+        ...(this.redis && {
+          shared: new RateLimiterRedis({
+            storeClient: this.redis,
+            points: limit,
+            duration: windowSeconds,
+            keyPrefix: `${this.keyPrefix}throttle:${name}`,
+            customIncrTtlLuaScript: CHARGE_IF_FITS,
+            rejectIfRedisNotReady: true,
+          }),
+        }),
+      };
+      this.throttles.set(id, throttle);
+    }
+    if (throttle.shared && Date.now() >= this.redisAvoidedUntil) {
+      try {
+        await throttle.shared.consume(key, 1);
+        this.redisAnswered();
+        return 0;
+      } catch (err) {
+        if (err instanceof RateLimiterRes) return Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+        this.redisFailed((err as Error).message);
+      }
+    }
+    const charged = throttle.memory.charge(key, 1, limit);
+    return charged.refused ? Math.max(1, Math.ceil((charged.resetAt - Date.now()) / 1000)) : 0;
   }
 
   /** The charge in Redis; undefined (count in memory) without Redis, or while it fails. */

@@ -2,7 +2,7 @@ import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 't
 
 @Entity({ name: 'sign_in_failures' })
 @Index('sign_in_failures_subject_created_at_idx', ['subject', 'createdAt'])
-@Check('sign_in_failures_subject_check', `subject ~ '^(login|ip|signup|signup-failed|device-user|device-ip):[0-9a-f]{64}$'`)
+@Check('sign_in_failures_subject_check', `subject ~ '^[a-z][a-z-]{0,30}:[0-9a-f]{64}$'`)
 export class SignInFailureEntity {
   @PrimaryColumn({ type: 'bigint', generatedIdentity: 'ALWAYS', generated: 'identity', primaryKeyConstraintName: 'sign_in_failures_pkey' })
   id: string;
@@ -10,8 +10,9 @@ export class SignInFailureEntity {
   /**
    * `login:` or `ip:` (failed sign-ins), `signup:` (accounts created from an address) or `signup-failed:`
    * (sign-ups from an address refused as taken), `device-user:` or `device-ip:` (wrong user codes entered at
-   * `/oauth/device`, per user and per address), and the SHA-256 of the normalised login or the address:
-   * no personal data at rest.
+   * `/oauth/device`, per user and per address), `second-user:` or `second-ip:` (wrong second-step codes at
+   * `/sign-in/second-factor`, per user and per address), `passkey-ip:` (passkey answers refused, per address),
+   * and the SHA-256 of the normalised login or the address: no personal data at rest.
    */
   @Column({ type: 'text' })
   subject: string;

@@ -15,6 +15,14 @@ export const SIGN_IN_LIMITS = { login: 10, ip: 50 } as const;
 export const SIGN_UP_LIMIT = { perAddress: 10, failedPerAddress: 20, windowMs: 60 * 60_000 } as const;
 /** Wrong user codes (RFC 8628 §5.1, `/oauth/device`) allowed in the window: per signed-in user, and per client address. */
 export const DEVICE_CODE_LIMITS = { user: 10, ip: 50 } as const;
+/**
+ * Wrong second-step codes (authenticator or recovery codes, `/sign-in/second-factor`) allowed in the
+ * window: per account, and per client address. Ten guesses at three live six-digit codes every 15
+ * minutes, behind a right password, is a chance of 1 in 33,000 per window.
+ */
+export const SECOND_STEP_LIMITS = { user: 10, ip: 50 } as const;
+/** Passkey answers refused (signing in with a passkey, alone or as the second step) allowed in the window per client address. */
+export const PASSKEY_LIMITS = { ip: 20 } as const;
 
 /** "Try again in 15 minutes.": how long a throttled visitor waits, in the words the pages use. */
 export function tryAgainIn(seconds: number): string {
@@ -22,7 +30,25 @@ export function tryAgainIn(seconds: number): string {
   return `Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
 }
 
-type SubjectKind = 'login' | 'ip' | 'signup' | 'signup-failed' | 'device-user' | 'device-ip';
+/**
+ * Mails of links (docs/account-security.md), an hour's window each: password resets asked for one typed
+ * address and from one client address (both answered 429), and mailed to one account (past it, the
+ * answer stays the same and no mail goes: whether an account exists is not told); verification links sent
+ * again for one account and to one address; "someone tried to sign up with your address" mails to one address.
+ */
+export const LINK_MAIL_LIMITS = {
+  'reset-email': 5,
+  'reset-ip': 20,
+  'reset-user': 3,
+  'verify-user': 5,
+  'verify-email': 5,
+  'signup-mail': 3,
+  windowMs: 60 * 60_000,
+} as const;
+export type LinkMailSubject = Exclude<keyof typeof LINK_MAIL_LIMITS, 'windowMs'>;
+
+type SubjectKind =
+  'login' | 'ip' | 'signup' | 'signup-failed' | 'device-user' | 'device-ip' | 'second-user' | 'second-ip' | 'passkey-ip' | LinkMailSubject;
 
 function subject(kind: SubjectKind, value: string): string {
   return `${kind}:${createHash('sha256').update(value.trim().toLowerCase()).digest('hex')}`;
@@ -101,6 +127,42 @@ export class SignInThrottle {
     await this.takeBack([subject('device-user', userId), subject('device-ip', ip)]);
   }
 
+  /**
+   * 0 when this user may try a second-step code (an authenticator or a recovery code), in which case it
+   * is already recorded as a wrong code of the account and the address (`recordSecondStepSuccess` takes
+   * that back when the code is right); otherwise the seconds to wait, and nothing is recorded.
+   */
+  async reserveSecondStep(userId: string, ip: string): Promise<number> {
+    const { retryAfterSeconds } = await this.reserve([
+      { subject: subject('second-user', userId), limit: SECOND_STEP_LIMITS.user, windowMs: WINDOW_MS },
+      { subject: subject('second-ip', ip), limit: SECOND_STEP_LIMITS.ip, windowMs: WINDOW_MS },
+    ]);
+    if (retryAfterSeconds > 0) this.metrics.throttled('second_step');
+    return retryAfterSeconds;
+  }
+
+  async recordSecondStepSuccess(userId: string, ip: string): Promise<void> {
+    await this.takeBack([subject('second-user', userId), subject('second-ip', ip)]);
+  }
+
+  /**
+   * 0 when a passkey's answer from this address may be checked, in which case it is already recorded as
+   * refused (`recordPasskeyAccepted` takes that back); otherwise the seconds to wait, nothing recorded.
+   * A passkey cannot be guessed, but each check costs a signature verification and a challenge lookup,
+   * and answers replayed or forged in bulk are someone probing.
+   */
+  async reservePasskeyAttempt(ip: string): Promise<number> {
+    const { retryAfterSeconds } = await this.reserve([
+      { subject: subject('passkey-ip', ip), limit: PASSKEY_LIMITS.ip, windowMs: WINDOW_MS },
+    ]);
+    if (retryAfterSeconds > 0) this.metrics.throttled('passkey');
+    return retryAfterSeconds;
+  }
+
+  async recordPasskeyAccepted(ip: string): Promise<void> {
+    await this.takeBack([subject('passkey-ip', ip)]);
+  }
+
   /** Deletes the newest row of each subject (which one does not change the count). */
   private async takeBack(keys: string[]): Promise<void> {
     for (const key of keys) {
@@ -147,12 +209,32 @@ export class SignInThrottle {
     return result;
   }
 
+  /**
+   * 0 when a link may be mailed under every one of these limits (`LINK_MAIL_LIMITS`, per subject and
+   * value), in which case it is counted; otherwise the seconds to wait, the subject that refused, and
+   * nothing counted.
+   */
+  async reserveLinkMail(
+    subjects: { kind: LinkMailSubject; value: string }[],
+  ): Promise<{ retryAfterSeconds: number; refusedBy?: LinkMailSubject }> {
+    const quotas = subjects.map(({ kind, value }) => ({
+      kind,
+      subject: subject(kind, value),
+      limit: LINK_MAIL_LIMITS[kind],
+      windowMs: LINK_MAIL_LIMITS.windowMs,
+    }));
+    const { retryAfterSeconds, blockedBy } = await this.reserve(quotas);
+    if (retryAfterSeconds === 0) return { retryAfterSeconds };
+    this.metrics.throttled('link_mail');
+    return { retryAfterSeconds, refusedBy: quotas.find((q) => q.subject === blockedBy?.subject)?.kind };
+  }
+
   async purgeExpired(): Promise<number> {
     const now = this.clock.now().getTime();
     return purgeInBatches(
       (text, values) => this.failures.query(text, values),
       'sign_in_failures',
-      `((t.subject ~ '^signup(-failed)?:' AND t.created_at <= $1) OR (t.subject !~ '^signup(-failed)?:' AND t.created_at <= $2))`,
+      `((t.subject ~ '^(signup|reset-|verify-)' AND t.created_at <= $1) OR (t.subject !~ '^(signup|reset-|verify-)' AND t.created_at <= $2))`,
       [new Date(now - SIGN_UP_LIMIT.windowMs), new Date(now - WINDOW_MS)],
     );
   }

@@ -2,6 +2,7 @@ import { Body, Controller, Get, Inject, Post, Query, Req } from '@nestjs/common'
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
+import { SecondFactors } from '../users/second-factors.js';
 import { UsersService } from '../users/users.service.js';
 import { html } from '../web/html.js';
 import { page } from '../web/layout.js';
@@ -14,6 +15,8 @@ import { signInPage } from './sign-in.pages.js';
 import { SignInThrottle, tryAgainIn } from './sign-in-throttle.js';
 import { ReturnOrigins } from './return-origins.js';
 import { WebSession } from './web-session.js';
+import { SignInSteps } from './sign-in-steps.js';
+import { SignInOffers } from './sign-in-offers.js';
 import { Metrics } from '../metrics/metrics.js';
 
 const FAILED = 'Incorrect username, email or password.';
@@ -29,6 +32,9 @@ export class SignInController {
     private readonly returnOrigins: ReturnOrigins,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly steps: SignInSteps,
+    private readonly secondFactors: SecondFactors,
+    private readonly offers: SignInOffers,
   ) {}
 
   @Get('sign-in')
@@ -42,7 +48,8 @@ export class SignInController {
     // `reauth`: an application asked for a fresh sign-in (OpenID Connect prompt=login, max_age).
     if (signedIn && reauth !== '1') return seeOther(target);
     const notice = signedIn ? 'The application you came from asks you to sign in again.' : undefined;
-    return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, notice }), {
+    const offer = await this.offers.signIn(target);
+    return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, notice: notice ?? c.flash?.notice, offer }), {
       formActions: await this.returnOrigins.of(target),
     });
   }
@@ -57,7 +64,8 @@ export class SignInController {
     const wait = await this.throttle.reserveAttempt(account, req.ip);
     if (wait > 0) {
       const error = `Too many failed attempts. ${tryAgainIn(wait)}`;
-      return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, login, error }), {
+      const offer = await this.offers.signIn(target);
+      return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, login, error, offer }), {
         status: 429,
         formActions: await this.returnOrigins.of(target),
         headers: { 'retry-after': String(wait) },
@@ -66,13 +74,16 @@ export class SignInController {
     const user = login && password ? await this.users.verifyCredentials(login, password) : null;
     if (!user) {
       this.metrics.passwordRefused('sign_in');
-      return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, login, error: FAILED }), {
+      const offer = await this.offers.signIn(target);
+      return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, login, error: FAILED, offer }), {
         status: 401,
         formActions: await this.returnOrigins.of(target),
       });
     }
     await this.throttle.recordSuccess(account, req.ip);
-    return new Redirect(target, 303, { cookies: await this.session.signIn(req, user.id) });
+    // No session until the second step, for a user who has a second factor (docs/account-security.md).
+    if (await this.secondFactors.has(user.id)) return this.steps.begin(req, user.id, ['pwd'], target);
+    return this.steps.signIn(req, user.id, ['pwd'], target);
   }
 
   @Post('sign-out')

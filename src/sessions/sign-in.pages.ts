@@ -1,7 +1,16 @@
 import { page } from '../web/layout.js';
 import { html } from '../web/html.js';
+import type { SignInOffer } from './sign-in-offers.js';
 
-export function signInPage(options: { csrfToken: string; returnTo: string; login?: string; error?: string; notice?: string }): string {
+export function signInPage(options: {
+  csrfToken: string;
+  returnTo: string;
+  login?: string;
+  error?: string;
+  notice?: string;
+  /** Another way to sign in, below the password form (a passkey). */
+  offer?: SignInOffer | null;
+}): string {
   return page({
     title: 'Sign in',
     narrow: true,
@@ -14,11 +23,13 @@ export function signInPage(options: { csrfToken: string; returnTo: string; login
         <input type="hidden" name="_csrf" value="${options.csrfToken}" />
         <input type="hidden" name="return_to" value="${options.returnTo}" />
         <label for="login">Username or email</label>
-        <input id="login" name="login" type="text" autocomplete="username" required autofocus value="${options.login ?? ''}" />
+        <input id="login" name="login" type="text" autocomplete="username webauthn" required autofocus value="${options.login ?? ''}" />
         <label for="password">Password</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <p class="hint"><a href="/forgot-password">Forgot password?</a></p>
         <div class="actions stretch"><button type="submit">Sign in</button></div>
       </form>
+      ${options.offer?.(options.csrfToken) ?? null}
       <p class="footnote">New to Agora? <a href="/sign-up?return_to=${encodeURIComponent(options.returnTo)}">Create an account</a></p>
     </div>`,
   });

@@ -10,6 +10,7 @@ export type UserState = 'active' | 'blocked';
 @Check('users_name_check', `length(name) BETWEEN 1 AND 255`)
 @Check('users_email_check', `length(email) BETWEEN 3 AND 254 AND position('@' in email) > 1`)
 @Check('users_state_check', `state IN ('active', 'blocked')`)
+@Check('users_totp_check', `totp_enabled_at IS NULL OR totp_secret IS NOT NULL`)
 export class UserEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -32,6 +33,22 @@ export class UserEntity {
   /** Reminders and other messages not about the user's own seat (docs/mail.md). */
   @Column({ name: 'mail_reminders', type: 'boolean', default: true })
   mailReminders: boolean;
+
+  /** When the owner of `email` proved it by following the link mailed to it; null until then. */
+  @Column({ name: 'email_verified_at', type: 'timestamptz', nullable: true })
+  emailVerifiedAt: Date | null;
+
+  /** The TOTP secret, sealed under SECRET_KEY (purpose `totp-secrets`); set while enabling, kept once enabled. */
+  @Column({ name: 'totp_secret', type: 'text', nullable: true })
+  totpSecret: string | null;
+
+  /** When the authenticator app was confirmed with a code; null: no TOTP second factor. */
+  @Column({ name: 'totp_enabled_at', type: 'timestamptz', nullable: true })
+  totpEnabledAt: Date | null;
+
+  /** The 30-second step of the last code accepted: a code of that step or an earlier one is refused (no replay). */
+  @Column({ name: 'totp_last_step', type: 'bigint', nullable: true })
+  totpLastStep: string | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

@@ -6,6 +6,8 @@ export interface User {
   username: string;
   name: string;
   email: string;
+  /** Whether the owner of `email` proved it (the link mailed at sign-up or on a change of address). */
+  emailVerified: boolean;
   state: UserState;
   /** Whether the user gets the messages that are not about their own seat (reminders). */
   mailReminders: boolean;
@@ -21,6 +23,7 @@ export function toUser(entity: UserEntity): User {
     username: entity.username,
     name: entity.name,
     email: entity.email,
+    emailVerified: entity.emailVerifiedAt !== null,
     state: entity.state,
     mailReminders: entity.mailReminders,
     createdAt: entity.createdAt,

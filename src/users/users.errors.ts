@@ -8,7 +8,9 @@ export type UserErrorCode =
   | 'WRONG_PASSWORD'
   | 'USERNAME_TAKEN'
   | 'EMAIL_TAKEN'
-  | 'USER_NOT_FOUND';
+  | 'USER_NOT_FOUND'
+  | 'EMAIL_NOT_VERIFIED'
+  | 'SAME_EMAIL';
 
 const KIND: Record<UserErrorCode, DomainErrorKind> = {
   INVALID_USERNAME: 'invalid',
@@ -19,6 +21,8 @@ const KIND: Record<UserErrorCode, DomainErrorKind> = {
   USERNAME_TAKEN: 'conflict',
   EMAIL_TAKEN: 'conflict',
   USER_NOT_FOUND: 'not_found',
+  EMAIL_NOT_VERIFIED: 'forbidden',
+  SAME_EMAIL: 'invalid',
 };
 
 export class UserError extends DomainError {

@@ -4,10 +4,13 @@ import { PasswordHasher } from './password-hasher.js';
 import { UserEntity } from './user.entity.js';
 import { UsersService } from './users.service.js';
 import { UsersResolver } from './users.resolver.js';
+import { SecurityNoticesModule } from '../security-notices/security-notices.module.js';
+import { SecondFactorReset } from './second-factor-reset.js';
+import { SecondFactors } from './second-factors.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([UserEntity])],
-  providers: [UsersService, PasswordHasher, UsersResolver],
-  exports: [UsersService],
+  imports: [TypeOrmModule.forFeature([UserEntity]), SecurityNoticesModule],
+  providers: [UsersService, PasswordHasher, UsersResolver, SecondFactors, SecondFactorReset],
+  exports: [UsersService, SecondFactors, SecondFactorReset, PasswordHasher],
 })
 export class UsersModule {}

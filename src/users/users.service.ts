@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, QueryFailedError, Repository } from 'typeorm';
+import { EntityManager, In, QueryFailedError, Repository } from 'typeorm';
+import { Clock } from '../clock/clock.js';
 import { CredentialVerifier } from '../auth/credential-verifier.js';
 import { PasswordHasher } from './password-hasher.js';
 import { UserEntity } from './user.entity.js';
@@ -15,14 +16,28 @@ export class UsersService {
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
     private readonly passwords: PasswordHasher,
     private readonly credentials: CredentialVerifier,
+    private readonly clock: Clock,
   ) {}
 
-  async create(input: NewUserInput): Promise<User> {
+  /**
+   * Creates an account at once (the CLI, the demo seed, tests): `emailVerified` when whoever creates it
+   * vouches for the address (an operator). Sign-up goes through `insert` instead, unverified.
+   */
+  async create(input: NewUserInput, options: { emailVerified?: boolean } = {}): Promise<User> {
     const valid = validateNewUser(input);
     const passwordHash = await this.passwords.hash(valid.password);
+    return this.insert(this.users.manager, valid, passwordHash, options.emailVerified ? this.clock.now() : null);
+  }
+
+  /**
+   * Inserts an account from a validated sign-up and its password hash, in the caller's transaction.
+   * USERNAME_TAKEN or EMAIL_TAKEN when another account has either (case-insensitively).
+   */
+  async insert(manager: EntityManager, valid: NewUserInput, passwordHash: string, emailVerifiedAt: Date | null = null): Promise<User> {
+    const users = manager.getRepository(UserEntity);
     try {
-      const entity = await this.users.save(
-        this.users.create({ username: valid.username, email: valid.email, name: valid.name, passwordHash, state: 'active' }),
+      const entity = await users.save(
+        users.create({ username: valid.username, email: valid.email, name: valid.name, passwordHash, state: 'active', emailVerifiedAt }),
       );
       return toUser(entity);
     } catch (err) {
@@ -30,8 +45,91 @@ export class UsersService {
     }
   }
 
-  async findById(id: string): Promise<User | null> {
-    const entity = await this.users.findOneBy({ id });
+  /** Whether an account has this username (case-insensitively): usernames are public, so sign-up may say so. */
+  async usernameTaken(username: string): Promise<boolean> {
+    return (await this.findEntityByLogin(username.trim(), 'username')) !== null;
+  }
+
+  /** The account with this e-mail address (case-insensitively), active or not; for the mails that prove it. */
+  async findByEmail(email: string, manager: EntityManager = this.users.manager): Promise<User | null> {
+    const entity = await manager
+      .getRepository(UserEntity)
+      .createQueryBuilder('u')
+      .where('lower(u.email) = lower(:email)', { email: email.trim() })
+      .getOne();
+    return entity ? toUser(entity) : null;
+  }
+
+  /**
+   * EMAIL_NOT_VERIFIED unless the user proved their address: what creating an application, a personal
+   * token or an organizer requires (docs/account-security.md, "E-mail verification").
+   */
+  async requireVerifiedEmail(userId: string, manager: EntityManager = this.users.manager): Promise<void> {
+    const entity = await manager.getRepository(UserEntity).findOne({ select: { id: true, emailVerifiedAt: true }, where: { id: userId } });
+    if (entity && entity.emailVerifiedAt === null) {
+      throw new UserError(
+        'EMAIL_NOT_VERIFIED',
+        'Verify your e-mail address first: follow the link we mailed to it (an operator can also mark it verified with users:verify-email)',
+      );
+    }
+  }
+
+  /**
+   * Marks the user's address verified if it is still `email` (a link proves the address it was mailed
+   * to, not whatever the account has now). Whether it did.
+   */
+  async markEmailVerified(manager: EntityManager, userId: string, email: string): Promise<boolean> {
+    const result = (await manager.query(
+      `UPDATE users SET email_verified_at = coalesce(email_verified_at, $3), updated_at = $3
+        WHERE id = $1 AND lower(email) = lower($2) AND state = 'active' RETURNING id`,
+      [userId, email, this.clock.now()],
+    )) as [unknown[], number];
+    return result[1] > 0;
+  }
+
+  /**
+   * Makes a proven address the user's (a followed change-of-address link): EMAIL_TAKEN if another account
+   * took it meanwhile. The address it replaces, or null when the account is gone or blocked.
+   */
+  async switchEmail(manager: EntityManager, userId: string, email: string): Promise<{ oldEmail: string } | null> {
+    const [row] = (await manager.query(`SELECT email FROM users WHERE id = $1 AND state = 'active' FOR UPDATE`, [userId])) as {
+      email: string;
+    }[];
+    if (!row) return null;
+    try {
+      await manager.query(`UPDATE users SET email = $2, email_verified_at = $3, updated_at = $3 WHERE id = $1`, [
+        userId,
+        email,
+        this.clock.now(),
+      ]);
+    } catch (err) {
+      throw uniqueViolationToUserError(err, 'change') ?? err;
+    }
+    return { oldEmail: row.email };
+  }
+
+  /**
+   * Sets a new password from a followed reset link, under the sign-up rules (WEAK_PASSWORD on `password`).
+   * The address is proven too: it received the link.
+   */
+  async resetPassword(manager: EntityManager, userId: string, password: string): Promise<User> {
+    const entity = await manager.getRepository(UserEntity).findOneByOrFail({ id: userId });
+    validatePassword(password, entity);
+    const now = this.clock.now();
+    await manager.query(
+      `UPDATE users SET password_hash = $2, email_verified_at = coalesce(email_verified_at, $3), updated_at = $3 WHERE id = $1`,
+      [userId, await this.passwords.hash(password), now],
+    );
+    return toUser(entity);
+  }
+
+  /** Drops what is cached of the user's credentials (their e-mail address is part of it). */
+  async forgetCredentials(userId: string): Promise<void> {
+    await this.credentials.forgetUser(userId);
+  }
+
+  async findById(id: string, manager: EntityManager = this.users.manager): Promise<User | null> {
+    const entity = await manager.getRepository(UserEntity).findOneBy({ id });
     return entity ? toUser(entity) : null;
   }
 
@@ -68,9 +166,14 @@ export class UsersService {
 
   /**
    * Changes the user's own password: the current one is required, the new one must pass the same
-   * rules as at sign-up. Every invalid field is reported at once.
+   * rules as at sign-up. Every invalid field is reported at once. The update and `within` (what the
+   * change ends and who is told: the caller's, as users know nothing of sessions or links) commit together.
    */
-  async changePassword(id: string, input: { currentPassword: string; newPassword: string }): Promise<void> {
+  async changePassword<T>(
+    id: string,
+    input: { currentPassword: string; newPassword: string },
+    within: (tx: EntityManager) => Promise<T>,
+  ): Promise<T> {
     const entity = await this.users.findOneByOrFail({ id });
     const currentOk = await this.passwords.verify(entity.passwordHash, input.currentPassword);
     checkAll({
@@ -79,11 +182,15 @@ export class UsersService {
       },
       newPassword: () => validateNewPassword(input.newPassword, entity),
     });
-    await this.users.update({ id }, { passwordHash: await this.passwords.hash(input.newPassword) });
+    return this.updatePassword(id, await this.passwords.hash(input.newPassword), within);
   }
 
-  /** Changes the user's e-mail address; the current password confirms it is them. */
-  async changeEmail(id: string, input: { currentPassword: string; email: string }): Promise<User> {
+  /**
+   * Checks a change of the user's e-mail address before a link is mailed to the new one: the current
+   * password confirms it is them, the address must be valid, not theirs already, and not another
+   * account's. The normalised new address.
+   */
+  async checkEmailChange(id: string, input: { currentPassword: string; email: string }): Promise<{ user: User; email: string }> {
     const entity = await this.users.findOneByOrFail({ id });
     const currentOk = await this.passwords.verify(entity.passwordHash, input.currentPassword);
     const email = input.email.trim();
@@ -91,39 +198,64 @@ export class UsersService {
       currentPassword: () => {
         if (!currentOk) throw new UserError('WRONG_PASSWORD', 'Current password is incorrect', 'currentPassword');
       },
-      email: () => validateEmail(email),
+      email: () => {
+        validateEmail(email);
+        if (email.toLowerCase() === entity.email.toLowerCase()) throw new UserError('SAME_EMAIL', 'This is your address already', 'email');
+      },
     });
-    try {
-      await this.users.update({ id }, { email });
-    } catch (err) {
-      throw uniqueViolationToUserError(err, 'change') ?? err;
-    }
-    await this.credentials.forgetUser(id);
-    return toUser(await this.users.findOneByOrFail({ id }));
+    const owner = await this.findEntityByLogin(email, 'email');
+    if (owner && owner.id !== id) throw new UserError('EMAIL_TAKEN', EMAIL_TAKEN.change, 'email');
+    return { user: toUser(entity), email };
   }
 
-  /** An operator sets a user's password (a user who cannot sign in); same rules as at sign-up. */
-  async setPassword(username: string, password: string): Promise<User> {
+  /**
+   * An operator sets a user's password (a user who cannot sign in); same rules as at sign-up. The update
+   * and `within` commit together, as in `changePassword`.
+   */
+  async setPassword<T>(username: string, password: string, within: (tx: EntityManager, user: User) => Promise<T>): Promise<T> {
     const entity = await this.findEntityByLogin(username, 'username');
     if (!entity) throw new UserError('USER_NOT_FOUND', `No user with username "${username}"`, 'username');
     validateNewPassword(password, entity);
-    await this.users.update({ id: entity.id }, { passwordHash: await this.passwords.hash(password) });
-    return toUser(entity);
+    const user = toUser(entity);
+    return this.updatePassword(entity.id, await this.passwords.hash(password), (tx) => within(tx, user));
   }
 
-  /** An operator sets a user's e-mail address (a user who lost access to the old one). */
-  async setEmail(username: string, email: string): Promise<User> {
+  /** The slow hash is computed before: the transaction holds the row only for the update and `within`. */
+  private async updatePassword<T>(id: string, passwordHash: string, within: (tx: EntityManager) => Promise<T>): Promise<T> {
+    const result = await this.users.manager.transaction(async (tx) => {
+      await tx.getRepository(UserEntity).update({ id }, { passwordHash });
+      return within(tx);
+    });
+    await this.credentials.forgetUser(id);
+    return result;
+  }
+
+  /**
+   * An operator sets a user's e-mail address (a user who lost access to the old one). Trusted, as an
+   * administrator's change is on GitLab: the address counts as verified at once.
+   */
+  async setEmail(username: string, email: string): Promise<User & { oldEmail: string }> {
     const entity = await this.findEntityByLogin(username, 'username');
     if (!entity) throw new UserError('USER_NOT_FOUND', `No user with username "${username}"`, 'username');
     const trimmed = email.trim();
     validateEmail(trimmed);
     try {
-      await this.users.update({ id: entity.id }, { email: trimmed });
+      await this.users.update({ id: entity.id }, { email: trimmed, emailVerifiedAt: this.clock.now() });
     } catch (err) {
       throw uniqueViolationToUserError(err, 'change') ?? err;
     }
     await this.credentials.forgetUser(entity.id);
-    return toUser({ ...entity, email: trimmed });
+    return { ...toUser({ ...entity, email: trimmed, emailVerifiedAt: this.clock.now() }), oldEmail: entity.email };
+  }
+
+  /** An operator marks a user's address verified (`users:verify-email`): whether it was not already. */
+  async verifyEmail(username: string): Promise<{ user: User; changed: boolean }> {
+    const entity = await this.findEntityByLogin(username, 'username');
+    if (!entity) throw new UserError('USER_NOT_FOUND', `No user with username "${username}"`, 'username');
+    if (entity.emailVerifiedAt) return { user: toUser(entity), changed: false };
+    const now = this.clock.now();
+    await this.users.update({ id: entity.id }, { emailVerifiedAt: now });
+    return { user: toUser({ ...entity, emailVerifiedAt: now }), changed: true };
   }
 
   async getByUsername(username: string): Promise<User> {

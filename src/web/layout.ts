@@ -15,7 +15,7 @@ export interface PageOptions {
   /** A one-time confirmation of what the previous form did ("Token revoked"). */
   notice?: string;
   /** Which main navigation entry is this page. */
-  current?: 'account' | 'security' | 'applications' | 'authorized' | 'explorer';
+  current?: 'account' | 'security' | 'applications' | 'webhooks' | 'authorized' | 'explorer';
 }
 
 export function page({ title, body, user, csrfToken, narrow, full, head, current, notice }: PageOptions): string {
@@ -42,6 +42,7 @@ export function page({ title, body, user, csrfToken, narrow, full, head, current
                       <a href="/account" ${current === 'account' ? html`aria-current="page"` : ''}>Account &amp; tokens</a>
                       <a href="/account/security" ${current === 'security' ? html`aria-current="page"` : ''}>Security</a>
                       <a href="/applications" ${current === 'applications' ? html`aria-current="page"` : ''}>Applications</a>
+                      <a href="/webhooks" ${current === 'webhooks' ? html`aria-current="page"` : ''}>Webhooks</a>
                       <a href="/account/authorized" ${current === 'authorized' ? html`aria-current="page"` : ''}>Authorized apps</a>
                       <a href="/explorer" ${current === 'explorer' ? html`aria-current="page"` : ''}>API explorer</a>
                     </nav>

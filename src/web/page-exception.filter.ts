@@ -9,7 +9,7 @@ import { errorPage, wantsHtml } from './error-pages.js';
 import { SignInRequired } from './sign-in-required.js';
 import { sendHtml } from './security-headers.js';
 
-const STATUS_OF_DOMAIN_KIND = { invalid: 422, not_found: 404, conflict: 409, forbidden: 403 } as const;
+const STATUS_OF_DOMAIN_KIND = { invalid: 422, not_found: 404, conflict: 409, forbidden: 403, rate_limited: 429 } as const;
 
 /**
  * Errors on page routes, answered as pages: sign in first (303 to the sign-in page, coming back to a

@@ -1,4 +1,4 @@
-import { safeReturnTo } from './return-to.js';
+import { RETURN_TO_MAX_LENGTH, safeReturnTo } from './return-to.js';
 
 const BASE = 'https://agora.example.com';
 
@@ -41,5 +41,13 @@ describe('safeReturnTo', () => {
 
   it.each(['//evil.example/path', '/..//evil.example', '/%2e%2e//evil.example', '/a/..//x', '/.//x'])('refuses %j outright', (value) => {
     expect(safeReturnTo(value, BASE)).toBe('/');
+  });
+
+  it('keeps a long authorization request, and refuses what grows past the limit once percent-encoded', () => {
+    const authorize = `/oauth/authorize?client_id=a&state=${'s'.repeat(1024)}&nonce=${'n'.repeat(1024)}&redirect_uri=${'r'.repeat(1500)}`;
+    expect(safeReturnTo(authorize, BASE)).toBe(authorize);
+    // 2,000 characters typed, 12,000 in the Location header.
+    expect(safeReturnTo(`/${'é'.repeat(2000)}`, BASE)).toBe('/');
+    expect(safeReturnTo(`/${'a'.repeat(RETURN_TO_MAX_LENGTH)}`, BASE)).toBe('/');
   });
 });

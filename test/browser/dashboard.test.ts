@@ -3,25 +3,30 @@ import { resolve } from 'node:path';
 import type { Browser, ConsoleMessage, Page, Request } from 'playwright-core';
 import { graphql } from '../support/http.js';
 import { ROOT } from '../support/processes.js';
+import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
+import { waitUntil } from '../support/mail-flows.js';
 import { freePort, startTestApp, TestApp } from '../support/test-app.js';
 import { launchChromium } from './chromium.js';
 
 const SHOTS = resolve(ROOT, 'docs/screenshots');
 
 let t: TestApp;
+let smtp: TestSmtpServer;
 let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
   // Pages are opened at BASE_URL's host, as users would (forms check the origin).
   const port = await freePort();
-  t = await startTestApp({ BASE_URL: `http://localhost:${port}`, PORT: String(port) }, { port });
+  smtp = await startSmtpServer();
+  t = await startTestApp({ BASE_URL: `http://localhost:${port}`, PORT: String(port), SMTP_URL: smtp.url }, { port });
   browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
 });
 afterAll(async () => {
   await browser?.close();
   await t?.close();
+  await smtp?.close();
 });
 
 describe('a new user in the browser', () => {
@@ -32,6 +37,23 @@ describe('a new user in the browser', () => {
     await page.fill('#email', 'katherine@example.com');
     await page.fill('#password', 'orbital-mechanics-1962');
     await page.click('button[type=submit]');
+    await page.waitForURL(`${t.config.baseUrl}/check-email?about=sign-up`);
+
+    // The verification link, as the new user reads it in their mail; then sign in.
+    await waitUntil(
+      () => smtp.arrivals.some((a) => a.to.includes('katherine@example.com')),
+      15_000,
+      () => 'no verification mail',
+    );
+    const mail = smtp.arrivals.find((a) => a.to.includes('katherine@example.com'))!.mail;
+    const link = mail.text!.match(/http:\/\/\S+\/verify-email\?token=[A-Za-z0-9_-]+/)![0];
+    await page.goto(link);
+    await page.click('button:has-text("Verify my address")');
+    await page.waitForSelector('text=Your e-mail address is verified');
+    await page.click('text=Sign in');
+    await page.fill('#login', 'katherine');
+    await page.fill('#password', 'orbital-mechanics-1962');
+    await page.click('button:has-text("Sign in")');
     await page.waitForURL(`${t.config.baseUrl}/`);
 
     await page.click('text=Account & tokens');

@@ -30,7 +30,7 @@ beforeAll(async () => {
   const port = await freePort();
   t = await startTestApp({ BASE_URL: `http://localhost:${port}`, PORT: String(port) }, { port });
   browser = await launchChromium();
-  await t.get(UsersService).create(USER);
+  await t.get(UsersService).create(USER, { emailVerified: true });
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   page = await context.newPage();
   await signInAs(page);

@@ -68,7 +68,7 @@ beforeAll(async () => {
   rp = relyingParty();
   await new Promise<void>((resolve) => rp.listen(rpPort, '127.0.0.1', resolve));
   browser = await launchChromium();
-  const user = await t.get(UsersService).create(USER);
+  const user = await t.get(UsersService).create(USER, { emailVerified: true });
   userId = user.id;
   const { application } = await t.get(ApplicationsService).create(user.id, {
     name: 'Wind Tunnel Scheduler',

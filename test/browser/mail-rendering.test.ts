@@ -1,8 +1,10 @@
 import { resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { renderMail } from '../../src/mail/messages/render-mail.js';
+import { renderSecurityMail } from '../../src/mail/messages/security-mail.js';
 import type { RenderedMail } from '../../src/mail/outgoing-mail.js';
 import { SAMPLE_MAILS } from '../support/mail-samples.js';
+import { SAMPLE_SECURITY_MAILS } from '../support/security-mail-samples.js';
 import { ROOT } from '../support/processes.js';
 import { launchChromium } from './chromium.js';
 
@@ -57,26 +59,36 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** Shows the mail as a mail app would: nothing remote, images loaded, nothing past the right edge; then the screenshot. */
+async function checkAndShoot(mail: RenderedMail, name: string, viewport: { width: number; height: number }): Promise<void> {
+  const page = await browser.newPage({ viewport });
+  try {
+    // No request may leave the page: a mail loads nothing remote.
+    const requests: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith('data:')) requests.push(request.url());
+    });
+    await page.setContent(withInlineImages(mail), { waitUntil: 'load' });
+    expect(requests).toEqual([]);
+    const images = await page.evaluate<{ alt: string; loaded: boolean }[]>(
+      '[...document.images].map((img) => ({ alt: img.alt, loaded: img.complete && img.naturalWidth > 0 }))',
+    );
+    for (const image of images) expect(image).toEqual({ alt: expect.stringMatching(/\S/), loaded: true });
+    expect(await page.evaluate<string[]>(OVERFLOWING)).toEqual([]);
+    await page.screenshot({ path: `${SHOTS}/mail-${name}-${viewport.width}.png`, fullPage: true });
+  } finally {
+    await page.close();
+  }
+}
+
 describe.each(SAMPLE_MAILS.map((message) => [message.kind, message] as const))('the %s mail', (kind, message) => {
   it.each(WIDTHS)('fits $width px without scrolling sideways, its images loaded', async (viewport) => {
-    const mail = await renderMail(message);
-    const page = await browser.newPage({ viewport });
-    try {
-      // No request may leave the page: a mail loads nothing remote.
-      const requests: string[] = [];
-      page.on('request', (request) => {
-        if (!request.url().startsWith('data:')) requests.push(request.url());
-      });
-      await page.setContent(withInlineImages(mail), { waitUntil: 'load' });
-      expect(requests).toEqual([]);
-      const images = await page.evaluate<{ alt: string; loaded: boolean }[]>(
-        '[...document.images].map((img) => ({ alt: img.alt, loaded: img.complete && img.naturalWidth > 0 }))',
-      );
-      for (const image of images) expect(image).toEqual({ alt: expect.stringMatching(/\S/), loaded: true });
-      expect(await page.evaluate<string[]>(OVERFLOWING)).toEqual([]);
-      await page.screenshot({ path: `${SHOTS}/mail-${kind}-${viewport.width}.png`, fullPage: true });
-    } finally {
-      await page.close();
-    }
+    await checkAndShoot(await renderMail(message), kind, viewport);
+  });
+});
+
+describe.each(SAMPLE_SECURITY_MAILS.map(({ name, mail }) => [name, mail] as const))('the %s security notice', (name, mail) => {
+  it.each(WIDTHS)('fits $width px without scrolling sideways', async (viewport) => {
+    await checkAndShoot(renderSecurityMail(mail), `security.${name}`, viewport);
   });
 });

@@ -9,6 +9,7 @@ import { ROOT } from '../support/processes.js';
 import { UnsubscribeLinks } from '../../src/notifications/unsubscribe-links.js';
 import { freePort, startTestApp, TestApp } from '../support/test-app.js';
 import { launchChromium } from './chromium.js';
+import { expectNoHorizontalOverflow } from './page-fit.js';
 
 // Every page at a phone's width and a laptop's: nothing may scroll sideways, and Sign out stays reachable.
 
@@ -220,6 +221,16 @@ const PAGES: PageCase[] = [
     ),
   },
   {
+    name: 'authorization-unmet-self-registered',
+    signedIn: true,
+    noNavigation: true,
+    open: visit(
+      () => `/oauth/authorize?${authorizeQuery(data.selfRegisteredClientId)}&acr_values=aal2`,
+      'text=This application requires a second factor',
+    ),
+  },
+  { name: 'email-verified-changed', signedIn: false, open: visit(() => '/email-verified?changed=1') },
+  {
     name: 'device-consent-self-registered',
     signedIn: true,
     open: enterDeviceCode(() => data.selfRegisteredUserCode, 'text=Not verified by Agora'),
@@ -249,51 +260,6 @@ const PAGES: PageCase[] = [
   },
 ];
 
-/**
- * Runs in the page: everything (elements and text) whose right edge passes the viewport, unless it sits in a
- * scrolling or clipping box that itself fits; what is not rendered (a closed menu) does not count. A plain string, as the test's TypeScript has no DOM types.
- */
-const OVERFLOWING = `(() => {
-  const limit = window.innerWidth + 1;
-  // A box that scrolls or clips its content keeps it from widening the page.
-  const scrolls = (el) => /(auto|scroll|hidden|clip)/.test(getComputedStyle(el).overflowX);
-  const contained = (node) => {
-    for (let el = node.parentElement; el && el !== document.documentElement; el = el.parentElement) {
-      if (scrolls(el) && el.getBoundingClientRect().right <= limit) return true;
-    }
-    return false;
-  };
-  const describe = (el) =>
-    el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (el.classList.length ? '.' + [...el.classList].join('.') : '');
-  const shown = (el) => el.checkVisibility({ contentVisibilityAuto: true });
-  const found = [];
-  for (const el of document.body.querySelectorAll('*')) {
-    const box = el.getBoundingClientRect();
-    if ((box.width === 0 && box.height === 0) || !shown(el)) continue;
-    if (box.right > limit && !contained(el)) found.push(describe(el) + ' right=' + Math.round(box.right));
-  }
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let text = walker.nextNode(); text; text = walker.nextNode()) {
-    if (!text.textContent.trim() || !shown(text.parentElement)) continue;
-    const range = document.createRange();
-    range.selectNodeContents(text);
-    const box = range.getBoundingClientRect();
-    if (box.width === 0 && box.height === 0) continue;
-    if (box.right > limit && !contained(text)) {
-      found.push('text "' + text.textContent.trim().slice(0, 40) + '" in ' + describe(text.parentElement) + ' right=' + Math.round(box.right));
-    }
-  }
-  return found;
-})()`;
-
-async function expectNoHorizontalOverflow(page: Page): Promise<void> {
-  expect(await page.evaluate<string[]>(OVERFLOWING)).toEqual([]);
-  const { scrollWidth, innerWidth } = await page.evaluate<{ scrollWidth: number; innerWidth: number }>(
-    '({ scrollWidth: document.documentElement.scrollWidth, innerWidth })',
-  );
-  expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
-}
-
 /** Sign out is visible at once on wide screens, behind the Menu button on narrow ones, and inside the viewport. */
 async function expectSignOutReachable(page: Page, width: number): Promise<void> {
   const signOut = page.getByRole('button', { name: 'Sign out', exact: true });
@@ -313,7 +279,7 @@ beforeAll(async () => {
   t = await startTestApp({ BASE_URL: `http://localhost:${port}`, PORT: String(port) }, { port });
   browser = await launchChromium();
 
-  const user = await t.get(UsersService).create(USER);
+  const user = await t.get(UsersService).create(USER, { emailVerified: true });
   const { personalToken } = await t
     .get(PersonalTokensService)
     .create(user.id, { name: 'nightly export of the flight research schedule', scopes: ['api', 'read_api'] });

@@ -116,8 +116,10 @@ beforeAll(async () => {
   browser = await launchChromium();
   spa = await serve(() => spaHtml(t.config.baseUrl, clientId));
   foreign = await serve(() => foreignHtml(t.config.baseUrl));
-  const owner = await t.get(UsersService).create({ ...USER, username: 'spa-developer', email: 'dev@example.com', name: 'SPA Developer' });
-  await t.get(UsersService).create(USER);
+  const owner = await t
+    .get(UsersService)
+    .create({ ...USER, username: 'spa-developer', email: 'dev@example.com', name: 'SPA Developer' }, { emailVerified: true });
+  await t.get(UsersService).create(USER, { emailVerified: true });
   const { application } = await t
     .get(ApplicationsService)
     .create(owner.id, { name: 'Flight log', redirectUris: [`${spa.origin}/callback`], scopes: ['openid', 'profile', 'api'] }, 'public');

@@ -49,7 +49,7 @@ async function issueCode(scopes = ['openid', 'api']): Promise<{ code: string; ve
       nonce: 'n',
     },
     user.id,
-    t.clock.now(),
+    { authTime: t.clock.now(), amr: ['pwd'] },
   );
   return { code, verifier };
 }

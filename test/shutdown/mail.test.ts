@@ -69,6 +69,13 @@ describe('SIGTERM with a mail in flight', () => {
     });
     servers.push(server);
     await waitForHttp(`${url}/readyz`, server);
+    // The CLI's tokens:create queued a security notice per person: let those go out first, so that the
+    // mail held or delayed below is the registration's and no other.
+    await waitUntil(
+      () => smtp.arrivals.filter((a) => /personal access token was created/.test(a.mail.subject ?? '')).length === 3,
+      20_000,
+      () => `token notices arrived: ${smtp.arrivals.map((a) => a.mail.subject).join(' | ')}`,
+    );
     return { server, url };
   }
 

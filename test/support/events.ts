@@ -147,8 +147,8 @@ export function registrationOf(res: { body: GraphqlBody }): any {
 export async function createManyUsersWithTokens(t: TestApp, count: number): Promise<{ id: string; token: string }[]> {
   const tag = randomBytes(4).toString('hex');
   const rows = (await t.get(DataSource).query(
-    `INSERT INTO users (username, email, name, password_hash)
-     SELECT 'bulk-' || $1 || '-' || n, 'bulk-' || $1 || '-' || n || '@example.com', 'Bulk user ' || n, 'not-a-password-hash'
+    `INSERT INTO users (username, email, name, password_hash, email_verified_at)
+     SELECT 'bulk-' || $1 || '-' || n, 'bulk-' || $1 || '-' || n || '@example.com', 'Bulk user ' || n, 'not-a-password-hash', now()
        FROM generate_series(1, $2::int) AS n
      RETURNING id`,
     [tag, count],

@@ -6,15 +6,21 @@ import { TestApp } from './test-app.js';
 
 export const TEST_PASSWORD = 'correct-horse-battery-staple';
 
-/** A new active user with a unique username. */
-export async function createUser(t: TestApp, overrides: Partial<{ username: string; name: string; email: string }> = {}): Promise<User> {
+/** A new active user with a unique username, whose e-mail address is verified unless `verified: false`. */
+export async function createUser(
+  t: TestApp,
+  overrides: Partial<{ username: string; name: string; email: string; verified: boolean }> = {},
+): Promise<User> {
   const suffix = randomBytes(4).toString('hex');
-  return t.get(UsersService).create({
-    username: overrides.username ?? `user-${suffix}`,
-    email: overrides.email ?? `user-${suffix}@example.com`,
-    name: overrides.name ?? `Test User ${suffix}`,
-    password: TEST_PASSWORD,
-  });
+  return t.get(UsersService).create(
+    {
+      username: overrides.username ?? `user-${suffix}`,
+      email: overrides.email ?? `user-${suffix}@example.com`,
+      name: overrides.name ?? `Test User ${suffix}`,
+      password: TEST_PASSWORD,
+    },
+    { emailVerified: overrides.verified ?? true },
+  );
 }
 
 /** A user and a personal access token for them. */

@@ -26,8 +26,8 @@ export async function insertPeople(query: Query, count: number): Promise<Person[
   const tag = randomBytes(4).toString('hex');
   const usernames = Array.from({ length: count }, (_, i) => `mail-${tag}-${i + 1}`);
   const users = await query<{ id: string; username: string }>(
-    `INSERT INTO users (username, email, name, password_hash)
-     SELECT u, u || '@example.com', 'Mail user ' || u, 'not-a-password-hash' FROM unnest($1::text[]) AS u RETURNING id, username`,
+    `INSERT INTO users (username, email, name, password_hash, email_verified_at)
+     SELECT u, u || '@example.com', 'Mail user ' || u, 'not-a-password-hash', now() FROM unnest($1::text[]) AS u RETURNING id, username`,
     [usernames],
   );
   const idOf = new Map(users.map((u) => [u.username, u.id]));

@@ -47,7 +47,7 @@ export async function issueCode(
       nonce: 'n-1',
     },
     userId,
-    t.clock.now(),
+    { authTime: t.clock.now(), amr: ['pwd'] },
   );
   return { code, verifier };
 }

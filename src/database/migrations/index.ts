@@ -16,6 +16,14 @@ import { ApplicationIdIndexes1796000000004 } from './1796000000004-application-i
 import { RegistrationQuotas1796100000000 } from './1796100000000-registration-quotas.js';
 import { JobQueue1796200000002 } from './1796200000002-job-queue.js';
 import { MailPreferences1796200000003 } from './1796200000003-mail-preferences.js';
+import { AccountSecurity1796300000000 } from './1796300000000-account-security.js';
+import { AccountLinks1796300000001 } from './1796300000001-account-links.js';
+import { PendingSignIns1796300000002 } from './1796300000002-pending-sign-ins.js';
+import { WebAuthnChallenges1796300000003 } from './1796300000003-webauthn-challenges.js';
+import { SignInMethodsAndOrganizerSecondFactor1796300000004 } from './1796300000004-sign-in-methods-and-organizer-second-factor.js';
+import { KnownBrowsers1796300000005 } from './1796300000005-known-browsers.js';
+import { Webhooks1796400000000 } from './1796400000000-webhooks.js';
+import { WebhookDeliveryQueuedAt1796400000002 } from './1796400000002-webhook-delivery-queued-at.js';
 import { RegistrationCancelledBy1796200000001 } from './1796200000001-registration-cancelled-by.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
@@ -39,4 +47,12 @@ export const MIGRATIONS = [
   RegistrationCancelledBy1796200000001,
   JobQueue1796200000002,
   MailPreferences1796200000003,
+  AccountSecurity1796300000000,
+  AccountLinks1796300000001,
+  PendingSignIns1796300000002,
+  WebAuthnChallenges1796300000003,
+  SignInMethodsAndOrganizerSecondFactor1796300000004,
+  KnownBrowsers1796300000005,
+  Webhooks1796400000000,
+  WebhookDeliveryQueuedAt1796400000002,
 ];

@@ -3,39 +3,40 @@ import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { DomainError } from '../errors/domain-error.js';
-import { UsersService } from '../users/users.service.js';
+import type { SignedInUser } from '../sessions/sessions.service.js';
+import { SignInThrottle, tryAgainIn } from '../sessions/sign-in-throttle.js';
 import { fieldErrors, formText } from '../web/form-values.js';
 import type { PageResult } from '../web/page-result.js';
-import { Redirect, seeOther, view } from '../web/page-result.js';
+import { seeOther, view } from '../web/page-result.js';
 import { AnonymousPage, CurrentSession, Pages } from '../web/pages.decorator.js';
 import { safeReturnTo } from '../web/return-to.js';
-import type { SignedInUser } from './sessions.service.js';
-import { SignInThrottle, tryAgainIn } from './sign-in-throttle.js';
+import { checkEmailPage, checkEmailPath } from './account-links.pages.js';
+import { SignUpService } from './sign-up.service.js';
 import { signUpPage } from './sign-up.pages.js';
-import { ReturnOrigins } from './return-origins.js';
-import { WebSession } from './web-session.js';
 
-/** Account creation: on success the new user is signed in and continues where they were going. */
-@Controller('sign-up')
+/**
+ * Account creation. The answer does not say whether the address had an account (SignUpService): a valid
+ * sign-up always leads to "check your e-mail", and nobody is signed in; the new user signs in (unverified
+ * accounts may) and continues where they were going from there.
+ */
+@Controller()
 @Pages()
 @AnonymousPage()
 export class SignUpController {
   constructor(
-    private readonly session: WebSession,
-    private readonly users: UsersService,
+    private readonly signUps: SignUpService,
     private readonly throttle: SignInThrottle,
-    private readonly returnOrigins: ReturnOrigins,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  @Get()
-  async form(@CurrentSession() signedIn: SignedInUser | null, @Query('return_to') returnTo?: string): Promise<PageResult> {
+  @Get('sign-up')
+  form(@CurrentSession() signedIn: SignedInUser | null, @Query('return_to') returnTo?: string): PageResult {
     const target = safeReturnTo(returnTo, this.config.baseUrl);
     if (signedIn) return seeOther(target);
-    return view((c) => signUpPage({ csrfToken: c.csrfToken, returnTo: target }), { formActions: await this.returnOrigins.of(target) });
+    return view((c) => signUpPage({ csrfToken: c.csrfToken, returnTo: target }));
   }
 
-  @Post()
+  @Post('sign-up')
   async create(@Req() req: FastifyRequest, @Body() body: Record<string, unknown>): Promise<PageResult> {
     const target = safeReturnTo(body.return_to, this.config.baseUrl);
     const values = { username: formText(body.username), email: formText(body.email), name: formText(body.name) };
@@ -50,15 +51,19 @@ export class SignUpController {
       });
     }
     try {
-      const user = await this.throttle.settleSignUp(reservation, () => this.users.create({ ...values, password: formText(body.password) }));
-      return new Redirect(target, 303, { cookies: await this.session.signIn(req, user.id) });
+      // A sign-up with a taken address counts as an account created: counting it otherwise would tell.
+      await this.throttle.settleSignUp(reservation, () => this.signUps.signUp({ ...values, password: formText(body.password) }));
+      return seeOther(checkEmailPath('sign-up', target));
     } catch (err) {
       if (!(err instanceof DomainError) || (err.kind !== 'invalid' && err.kind !== 'conflict')) throw err;
       const errors = fieldErrors(err);
-      return view((c) => signUpPage({ csrfToken: c.csrfToken, returnTo: target, values, errors }), {
-        status: 422,
-        formActions: await this.returnOrigins.of(target),
-      });
+      return view((c) => signUpPage({ csrfToken: c.csrfToken, returnTo: target, values, errors }), { status: 422 });
     }
+  }
+
+  @Get('check-email')
+  checkEmail(@Query('about') about?: string, @Query('return_to') returnTo?: string): PageResult {
+    const target = safeReturnTo(returnTo, this.config.baseUrl);
+    return view(() => checkEmailPage({ about: about === 'reset' ? 'reset' : 'sign-up', returnTo: target }));
   }
 }

@@ -62,7 +62,15 @@ export function signUpPage(options: {
           hint: '2 to 39 characters: letters, digits, "_", "." or "-"',
           error: errors.username,
         })}
-        ${field({ id: 'email', label: 'Email', type: 'email', autocomplete: 'email', value: values.email, error: errors.email })}
+        ${field({
+          id: 'email',
+          label: 'Email',
+          type: 'email',
+          autocomplete: 'email',
+          value: values.email,
+          hint: 'We send a link to this address to verify it',
+          error: errors.email,
+        })}
         ${field({
           id: 'password',
           label: 'Password',

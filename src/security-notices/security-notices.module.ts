@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { SecurityNotices } from './security-notices.js';
+
+/**
+ * Security notices: the one place that enqueues them, low in the module graph so that sign-in, the
+ * dashboard, OAuth and the CLI can all tell a user what happened without depending on mail.
+ */
+@Module({
+  providers: [SecurityNotices],
+  exports: [SecurityNotices],
+})
+export class SecurityNoticesModule {}
