@@ -174,7 +174,7 @@ export class Metrics {
   });
   private readonly webhookDuration = new Histogram({
     name: 'agora_webhook_attempt_duration_seconds',
-    help: 'Time a webhook delivery attempt took, from connecting to the end of the response read (bounded at 10 s)',
+    help: 'Time a webhook delivery attempt took, from resolving the target to the end of the response read (bounded at 10 s)',
     buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
