@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { createOrganizer, createEvent, mutate, mutateRaw } from './support/events.js';
-import { createUserWithToken } from './support/fixtures.js';
+import { Browser, signIn } from './support/browser.js';
+import { createUserWithToken, TEST_PASSWORD } from './support/fixtures.js';
 import { graphql, rest } from './support/http.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -255,5 +256,40 @@ describe('organizers that require a second factor', () => {
     const off = await mutate(t, owner.token, 'updateOrganizer', { organizerId: organizer.id, requireSecondFactor: false }, REQUIREMENT);
     expect(off.organizer.secondFactorRequiredSince).toBeNull();
     expect(await rename(admin.token, organizer.id)).toBeNull();
+  });
+  it('warns a member without one on the account and security pages, with the deadline, until they set one up', async () => {
+    const { owner, admin, organizer } = await team();
+    const browser = new Browser(t.url);
+    expect((await signIn(browser, admin.username, TEST_PASSWORD)).status).toBe(303);
+    const notice = async (path: string) => {
+      const page = await (await browser.get(path)).text();
+      return /<div class="alert warn" role="status" id="second-factor-required">([\s\S]*?)<\/div>/.exec(page)?.[1] ?? null;
+    };
+    expect(await notice('/account')).toBeNull();
+
+    await mutate(
+      t,
+      owner.token,
+      'updateOrganizer',
+      { organizerId: organizer.id, requireSecondFactor: true, secondFactorGraceHours: 48 },
+      REQUIREMENT,
+    );
+    const deadline = new Date(t.clock.now().getTime() + 48 * HOUR).toISOString().slice(0, 16);
+    for (const path of ['/account', '/account/security']) {
+      const before = await notice(path);
+      expect(before).toContain(`Organizer ${organizer.slug}`);
+      expect(before).toContain('requires it by');
+      expect(before).toMatch(new RegExp(`datetime="${deadline}`));
+      expect(before).toContain('href="/account/security#two-factor"');
+    }
+
+    t.clock.advance(49 * HOUR);
+    const after = await notice('/account');
+    expect(after).toContain('has required it since');
+    expect(after).toContain('you cannot act for this organizer');
+
+    await giveTotp(admin.id);
+    expect(await notice('/account')).toBeNull();
+    expect(await notice('/account/security')).toBeNull();
   });
 });

@@ -3,6 +3,7 @@ import { DomainError } from '../errors/domain-error.js';
 import { PersonalTokensService } from '../personal-tokens/personal-tokens.service.js';
 import type { SignedInUser } from '../sessions/sessions.service.js';
 import { UsersService } from '../users/users.service.js';
+import { SecondFactors } from '../users/second-factors.js';
 import { fieldErrors, formList, formText } from '../web/form-values.js';
 import type { PageContext, PageResult } from '../web/page-result.js';
 import { seeOther, view } from '../web/page-result.js';
@@ -16,6 +17,7 @@ export class AccountController {
   constructor(
     private readonly tokens: PersonalTokensService,
     private readonly users: UsersService,
+    private readonly secondFactors: SecondFactors,
   ) {}
 
   @Get()
@@ -77,9 +79,20 @@ export class AccountController {
     const activeTokens = await this.tokens.countActive(signedIn.user.id);
     const maxTokens = this.tokens.maxActive;
     const mailReminders = (await this.users.findById(signedIn.user.id))?.mailReminders ?? true;
+    const secondFactorRequired = await this.secondFactors.requiredOf(signedIn.user.id);
     return view(
       (c: PageContext) =>
-        accountPage({ signedIn, csrfToken: c.csrfToken, tokens, activeTokens, maxTokens, mailReminders, ...flashOptions(c), ...extra }),
+        accountPage({
+          signedIn,
+          csrfToken: c.csrfToken,
+          tokens,
+          activeTokens,
+          maxTokens,
+          mailReminders,
+          secondFactorRequired,
+          ...flashOptions(c),
+          ...extra,
+        }),
       { status },
     );
   }

@@ -1,3 +1,5 @@
+import type { SecondFactorRequirement } from '../users/second-factors.js';
+import { secondFactorRequiredNotice } from './two-factor.section.js';
 import { unverifiedNotice } from '../account-links/account-links.pages.js';
 import { PERSONAL_TOKEN_SCOPES, SCOPES } from '../auth/scopes.js';
 import type { PersonalToken } from '../personal-tokens/personal-token.model.js';
@@ -24,6 +26,8 @@ export interface AccountPageOptions {
   profile?: { name: string; error?: string };
   errors?: Record<string, string>;
   values?: { name?: string; scopes?: string[]; expiresAt?: string };
+  /** Organizers requiring a second factor the user does not have yet. */
+  secondFactorRequired?: readonly SecondFactorRequirement[];
 }
 
 export function accountPage(o: AccountPageOptions): string {
@@ -36,6 +40,7 @@ export function accountPage(o: AccountPageOptions): string {
     current: 'account',
     notice: o.notice,
     body: html` <h1>Your account</h1>
+      ${secondFactorRequiredNotice(o.secondFactorRequired ?? [])}
       <div class="card">
         <dl class="profile">
           <dt>Username</dt>

@@ -154,9 +154,20 @@ export class SecurityController {
     const twoFactor = await this.secondFactors.of(signedIn.user.id);
     const passkeys = await this.passkeys.list(signedIn.user.id);
     const pendingEmail = await this.verification.pendingChange(signedIn.user.id);
+    const secondFactorRequired = await this.secondFactors.requiredOf(signedIn.user.id);
     return view(
       (c) =>
-        securityPage({ signedIn, csrfToken: c.csrfToken, sessions, twoFactor, passkeys, pendingEmail, notice: c.flash?.notice, ...extra }),
+        securityPage({
+          signedIn,
+          csrfToken: c.csrfToken,
+          sessions,
+          twoFactor,
+          passkeys,
+          pendingEmail,
+          secondFactorRequired,
+          notice: c.flash?.notice,
+          ...extra,
+        }),
       { status, headers },
     );
   }

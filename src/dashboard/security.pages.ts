@@ -3,8 +3,8 @@ import type { ActiveSession, SignedInUser } from '../sessions/sessions.service.j
 import { html } from '../web/html.js';
 import { confirmationPage, fieldError, page } from '../web/layout.js';
 import { PASSWORD_MIN_LENGTH } from '../users/user-validation.js';
-import type { SecondFactorMethods } from '../users/second-factors.js';
-import { twoFactorSection } from './two-factor.section.js';
+import type { SecondFactorMethods, SecondFactorRequirement } from '../users/second-factors.js';
+import { secondFactorRequiredNotice, twoFactorSection } from './two-factor.section.js';
 import type { Passkey } from '../passkeys/passkey.model.js';
 import { passkeysSection } from './passkeys.section.js';
 import { emailSection } from './email.section.js';
@@ -25,6 +25,8 @@ export interface SecurityPageOptions {
   passkeys?: Passkey[];
   /** A change of address waiting for its link. */
   pendingEmail?: { email: string; expiresAt: Date } | null;
+  /** Organizers requiring a second factor the user does not have yet. */
+  secondFactorRequired?: readonly SecondFactorRequirement[];
 }
 
 function passwordInput(id: string, name: string, label: string, autocomplete: string, error?: string, hint?: string) {
@@ -54,6 +56,7 @@ export function securityPage(o: SecurityPageOptions): string {
     notice: o.notice,
     body: html` <h1>Security</h1>
       <p class="lead">Your password, your e-mail address, two-factor authentication, and where you are signed in.</p>
+      ${secondFactorRequiredNotice(o.secondFactorRequired ?? [])}
 
       <h2 class="section" id="password">Change password</h2>
       <div class="card">

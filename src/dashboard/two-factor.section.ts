@@ -1,5 +1,36 @@
-import type { SecondFactorMethods } from '../users/second-factors.js';
+import type { SecondFactorMethods, SecondFactorRequirement } from '../users/second-factors.js';
 import { html, SafeHtml } from '../web/html.js';
+
+/**
+ * What the account and security pages say to a member of organizers that require a second factor while
+ * the member has none: which, and by when (GitLab's grace-period banner); nothing otherwise.
+ */
+export function secondFactorRequiredNotice(requirements: readonly SecondFactorRequirement[]): SafeHtml | null {
+  if (requirements.length === 0) return null;
+  return html`<div class="alert warn" role="status" id="second-factor-required">
+    <p><strong>Set up two-factor authentication: your team requires it.</strong></p>
+    <ul>
+      ${requirements.map((r) =>
+        r.passed
+          ? html`<li>
+              <strong>${r.organizerName}</strong> has required it since ${at(r.deadline)}: you cannot act for this organizer until you set
+              one up.
+            </li>`
+          : html`<li>
+              <strong>${r.organizerName}</strong> requires it by ${at(r.deadline)}: after that you cannot act for this organizer until you
+              set one up.
+            </li>`,
+      )}
+    </ul>
+    <p>An authenticator app or a passkey will do: <a href="/account/security#two-factor">set one up on the Security page</a>.</p>
+  </div>`;
+}
+
+/** A time to the minute, in UTC, machine-readable in `datetime`. */
+function at(date: Date): SafeHtml {
+  const iso = date.toISOString();
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+}
 
 /** The "Two-factor authentication" section of the security page: the authenticator app, and the recovery codes. */
 export function twoFactorSection(methods: SecondFactorMethods, csrfToken: string): SafeHtml {

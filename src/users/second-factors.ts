@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { Clock } from '../clock/clock.js';
 
 /** The second factors a user has set up. */
 export interface SecondFactorMethods {
@@ -12,6 +13,15 @@ export interface SecondFactorMethods {
   recoveryCodesLeft: number;
 }
 
+/** An organizer that requires a second factor of its team, of a member who has none (GitLab's grace period banner). */
+export interface SecondFactorRequirement {
+  organizerName: string;
+  /** From then on the member cannot act for the organizer until they set one up. */
+  deadline: Date;
+  /** Whether the deadline has passed. */
+  passed: boolean;
+}
+
 /**
  * Whether a user has a second factor, and which: one statement over the users, passkeys and recovery
  * codes tables, for the sign-in's second step, the security page, organizers that require one, and
@@ -19,7 +29,10 @@ export interface SecondFactorMethods {
  */
 @Injectable()
 export class SecondFactors {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+  ) {}
 
   async of(userId: string, tx?: EntityManager): Promise<SecondFactorMethods> {
     const rows: { totp: boolean; passkeys: number; recovery_codes_left: number }[] = await (tx ?? this.dataSource).query(
@@ -37,6 +50,28 @@ export class SecondFactors {
   async has(userId: string, tx?: EntityManager): Promise<boolean> {
     const methods = await this.of(userId, tx);
     return methods.totp || methods.passkeys > 0;
+  }
+
+  /**
+   * The organizers the user belongs to that require a second factor, while the user has none: what the
+   * account and security pages warn about, soonest deadline first. The deadline is the requirement's
+   * start, or the member's joining if later, plus the organizer's grace period (as EventsReader decides).
+   */
+  async requiredOf(userId: string): Promise<SecondFactorRequirement[]> {
+    const rows: { name: string; deadline: Date | string }[] = await this.dataSource.query(
+      `SELECT o.name, GREATEST(o.second_factor_required_since, m.created_at) + o.second_factor_grace_hours * interval '1 hour' AS deadline
+         FROM organizer_members m
+         JOIN organizers o ON o.id = m.organizer_id
+         JOIN users u ON u.id = m.user_id
+        WHERE m.user_id = $1 AND o.second_factor_required_since IS NOT NULL AND NOT ${hasSecondFactorSql('u')}
+        ORDER BY 2, 1`,
+      [userId],
+    );
+    const now = this.clock.now().getTime();
+    return rows.map((r) => {
+      const deadline = new Date(r.deadline);
+      return { organizerName: r.name, deadline, passed: deadline.getTime() <= now };
+    });
   }
 }
 
