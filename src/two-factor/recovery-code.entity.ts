@@ -1,7 +1,7 @@
 import { Check, Column, Entity, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
 import { UserEntity } from '../users/user.entity.js';
 
-/** One single-use recovery code of a user with a second factor: its SHA-256, never the code. */
+/** One single-use recovery code of a user with a second factor: its HMAC-SHA256 under a key derived from SECRET_KEY, never the code. */
 @Entity({ name: 'recovery_codes' })
 @Unique('recovery_codes_user_id_code_hash_key', ['userId', 'codeHash'])
 @Check('recovery_codes_code_hash_check', `code_hash ~ '^[0-9a-f]{64}$'`)

@@ -27,16 +27,16 @@ export function normaliseRecoveryCode(typed: string): string | null {
   return CODE.test(chars) ? `${chars.slice(0, 5)}-${chars.slice(5)}` : null;
 }
 
-/**
- * Single-use recovery codes (docs/account-security.md): the way in when the authenticator app or the
- * passkeys are lost. Shown once when made, stored as SHA-256 hashes; a code is found by its hash (no
- * comparison of secrets in the application) and marked used in the same statement, so two concurrent
- * uses of one code cannot both pass.
- */
 /** The page that shows new recovery codes once (they travel there in the one-time flash under this label). */
 export const RECOVERY_CODES_PAGE = '/account/two-factor/recovery-codes';
 export const RECOVERY_CODES_FLASH_LABEL = 'Recovery codes';
 
+/**
+ * Single-use recovery codes (docs/account-security.md): the way in when the authenticator app or the
+ * passkeys are lost. Shown once when made, stored as HMAC-SHA256 digests (`digest`); a code is found
+ * by its digest (no comparison of secrets in the application) and marked used in the same statement, so
+ * two concurrent uses of one code cannot both pass.
+ */
 @Injectable()
 export class RecoveryCodes {
   constructor(
