@@ -98,6 +98,32 @@ describe('Public listing kept for anonymous callers', () => {
     expect((await listing(a)).totalCount).toBe(1);
   });
 
+  it('keeps its pages through a registration put on the waitlist and a check-in, which change nothing it shows', async () => {
+    const full = await createEvent(a, token, organizer.id, {
+      capacity: 1,
+      quantity: 1,
+      title: 'Full talk',
+      startsInMs: 10 * 24 * 3600_000,
+    });
+    const seated = registrationOf(await registerFor(a, (await createUserWithToken(a)).token, full, 1));
+    const cache = a.get(PublicListingCache);
+    const titles = async () => (await listing(a)).nodes.map((e: { title: string; spotsLeft: number }) => `${e.title} ${e.spotsLeft}`);
+    expect(await titles()).toContain('Full talk 0');
+    expect(cache.size.listings).toBeGreaterThan(0);
+
+    const waitlisted = registrationOf(await registerFor(a, (await createUserWithToken(a)).token, full, 1));
+    expect(waitlisted.status).toBe('WAITLISTED');
+    expect(cache.size.listings).toBeGreaterThan(0);
+    const checkedIn = await mutate(a, token, 'checkInAttendee', { attendeeId: seated.attendees[0].id }, 'attendee { checkedInAt }');
+    expect(checkedIn.attendee.checkedInAt).toEqual(expect.any(String));
+    expect(cache.size.listings).toBeGreaterThan(0);
+
+    // An edit does: the pages go (a seat more; the ticket type, sold out, promotes no one).
+    await mutate(a, token, 'updateEvent', { eventId: full.id, capacity: 2 }, 'event { id }');
+    expect(cache.size.listings).toBe(0);
+    expect(await titles()).toContain('Full talk 1');
+  });
+
   it('shows a change made elsewhere within the staleness bound, and to signed-in callers at once', async () => {
     const seen = (await listing(b)).nodes[0].spotsLeft as number;
     // Another instance's registration (on the embedded database: seats taken without this instance's reader).

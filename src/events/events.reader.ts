@@ -159,10 +159,14 @@ export class EventsReader {
    * One statement that changes an event's row or a row under it and needs no lock: a single UPDATE or
    * DELETE whose WHERE carries the condition it depends on (`status = 'draft'`, `checked_in_at IS NULL`),
    * which PostgreSQL applies atomically. Afterwards this request forgets the event, as `changeEvent`.
+   * `listed` says, from what the write returned, whether it changed anything the public listing shows
+   * (an event's fields, seats or tickets sold): a registration put on the waitlist and a check-in do not,
+   * so they leave the listing's pages in place here and send the other instances nothing.
    */
-  async writeEvent<T>(eventId: string, write: (db: EntityManager) => Promise<T>): Promise<T> {
+  async writeEvent<T>(eventId: string, write: (db: EntityManager) => Promise<T>, listed: (written: T) => boolean = () => true): Promise<T> {
     try {
-      return this.committed(await write(this.dataSource.manager));
+      const written = await write(this.dataSource.manager);
+      return listed(written) ? this.committed(written) : written;
     } finally {
       this.forgetEvent(eventId);
     }

@@ -30,7 +30,8 @@ interface Entry {
  *
  * Freshness: every change to an event, the rows under it (ticket types, registrations, hence the seat
  * counts) or an organizer goes through an EventsReader, which calls `changed()` once it has committed
- * and before the change is answered; that empties the cache, reads in flight included, so this instance
+ * and before the change is answered (not for a change that alters nothing listed: a registration put
+ * on the waitlist, a check-in); that empties the cache, reads in flight included, so this instance
  * never answers from before a change it made. It also tells the other instances, on LISTING_CHANNEL
  * through the credential listener's connection (CredentialChangeListener.announce), and they empty
  * theirs as they hear it. A notification lost (a listener reconnecting, AUTH_CACHE_TTL_SECONDS=0, which

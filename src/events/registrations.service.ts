@@ -61,6 +61,9 @@ const USER_REGISTRATIONS = byCreation('User.registrations', 'DESC');
 // No 0/O or 1/I: references are read aloud at the door.
 const REFERENCE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
+/** A check-in changes nothing the public listing shows (EventsReader.writeEvent). */
+const NOTHING_LISTED = (): boolean => false;
+
 /**
  * Registrations and their attendees. Every change to seats happens in a transaction holding the
  * event's row lock, and the counters it moves are bounded by CHECK constraints: capacity and ticket
@@ -135,7 +138,12 @@ export class RegistrationsService {
     // inside PostgreSQL, never waiting on this process.
     let row: ClaimRow | undefined;
     try {
-      [row] = await reader.writeEvent(event.id, () => this.statements.query<ClaimRow>(claim, values));
+      // Only a confirmed registration moves the seats and tickets the public listing shows.
+      [row] = await reader.writeEvent(
+        event.id,
+        () => this.statements.query<ClaimRow>(claim, values),
+        ([written]) => written?.status === 'confirmed',
+      );
     } catch (err) {
       if (violatedUnique(err) === 'registrations_one_active_per_user_idx') {
         throw new EventError('ALREADY_REGISTERED', 'You are already registered for this event; cancel that registration first.', 'eventId');
@@ -339,17 +347,20 @@ export class RegistrationsService {
     const now = this.clock.now();
     // One statement, in a transaction only so that its domain event commits with it (no lock beyond the row's).
     // FOR SHARE: a cancellation of the registration waits for this check-in, or this one for it.
-    const checkedIn = await reader.writeEvent(registration.eventId, (db) =>
-      db.transaction(async (tx) => {
-        const [rows] = (await tx.query(
-          `WITH r AS (SELECT id FROM registrations WHERE id = $3 AND status = 'confirmed' FOR SHARE)
+    const checkedIn = await reader.writeEvent(
+      registration.eventId,
+      (db) =>
+        db.transaction(async (tx) => {
+          const [rows] = (await tx.query(
+            `WITH r AS (SELECT id FROM registrations WHERE id = $3 AND status = 'confirmed' FOR SHARE)
            UPDATE attendees a SET checked_in_at = $2 FROM r WHERE a.id = $1 AND a.registration_id = r.id AND a.checked_in_at IS NULL
            RETURNING ${attendees.select}`,
-          [attendeeId, now, registration.id],
-        )) as [Record<string, unknown>[], number];
-        if (rows[0]) await this.outbox.emit(tx, [attendeeEvent('attendee.checked_in', now, event.organizerId, registration, attendeeId)]);
-        return rows;
-      }),
+            [attendeeId, now, registration.id],
+          )) as [Record<string, unknown>[], number];
+          if (rows[0]) await this.outbox.emit(tx, [attendeeEvent('attendee.checked_in', now, event.organizerId, registration, attendeeId)]);
+          return rows;
+        }),
+      NOTHING_LISTED,
     );
     if (checkedIn[0]) {
       const answer = attendees.map(checkedIn[0]);
@@ -379,16 +390,19 @@ export class RegistrationsService {
     const event = await this.events.requireRole(reader, registration.eventId, EventsPolicy.canSeeAttendees, 'undo check-ins');
     const { attendees } = this.tables;
     const now = this.clock.now();
-    const undone = await reader.writeEvent(registration.eventId, (db) =>
-      db.transaction(async (tx) => {
-        const [rows] = (await tx.query(
-          `UPDATE attendees a SET checked_in_at = NULL WHERE a.id = $1 AND a.checked_in_at IS NOT NULL RETURNING ${attendees.select}`,
-          [attendeeId],
-        )) as [Record<string, unknown>[], number];
-        if (rows[0])
-          await this.outbox.emit(tx, [attendeeEvent('attendee.check_in_undone', now, event.organizerId, registration, attendeeId)]);
-        return rows[0];
-      }),
+    const undone = await reader.writeEvent(
+      registration.eventId,
+      (db) =>
+        db.transaction(async (tx) => {
+          const [rows] = (await tx.query(
+            `UPDATE attendees a SET checked_in_at = NULL WHERE a.id = $1 AND a.checked_in_at IS NOT NULL RETURNING ${attendees.select}`,
+            [attendeeId],
+          )) as [Record<string, unknown>[], number];
+          if (rows[0])
+            await this.outbox.emit(tx, [attendeeEvent('attendee.check_in_undone', now, event.organizerId, registration, attendeeId)]);
+          return rows[0];
+        }),
+      NOTHING_LISTED,
     );
     if (undone) {
       const answer = attendees.map(undone);
