@@ -979,6 +979,14 @@ async function drain(
 const RACE_USERS = 1_000;
 const RACE_SEATS = 100;
 const WARMUP_USERS = 100;
+/**
+ * The registration races' warm-up: a whole race of its own (as many users, a fresh event of as many
+ * seats), so the measured races see a server whose hot code V8 has optimized, as a server that has been
+ * running would be. After a warm-up of 300 registrations the first race of a server measured about 1.5×
+ * the CPU per registration of its second (2026-11-26, beside other work), which made the 50-in-flight
+ * race, always a server's first, look the slower.
+ */
+const RACE_WARMUP_USERS = RACE_USERS;
 const DRAIN_TIMEOUT_MS = 600_000;
 /** Mail off and on take turns, so a drift of the shared machine's load does not favour either. */
 const MAIL_ORDER = [false, true, true, false];
@@ -1026,17 +1034,17 @@ async function registrationsBenchmark(): Promise<string> {
   try {
     return await withBenchDatabase(async (env) => {
       const racers = await insertUsersWithTokens(env.DATABASE_URL, 'racer', RACE_USERS);
-      const warmers = await insertUsersWithTokens(env.DATABASE_URL, 'warmer', WARMUP_USERS);
+      const warmers = await insertUsersWithTokens(env.DATABASE_URL, 'warmer', RACE_WARMUP_USERS);
       const runs: { mail: boolean; race: RaceResult; drain?: DrainResult }[] = [];
       for (const mail of MAIL_ORDER) {
         const mode = mail ? 'mail on' : 'mail off';
         await serveAgora({ ...env, ATTENDEE_MAIL: String(mail), SMTP_URL: sink.url }, async ({ url, pid }) => {
           // Warm-up: the code paths compiled and the pools filled (and, mail on, the sender) before measuring.
-          const warmup = await insertRaceEvent(env.DATABASE_URL, 10);
+          const warmup = await insertRaceEvent(env.DATABASE_URL, RACE_SEATS);
           const before = sink.arrived();
           const warm = await race(url, pid, warmers, warmup, 50);
           if (warm.errors > 0) throw new Error(`${mode}: errors in the warm-up`);
-          if (mail) await drain(env.DATABASE_URL, pid, sink, before, WARMUP_USERS);
+          if (mail) await drain(env.DATABASE_URL, pid, sink, before, RACE_WARMUP_USERS);
           for (const inFlight of IN_FLIGHT) {
             const event = await insertRaceEvent(env.DATABASE_URL, RACE_SEATS);
             const sent = sink.arrived();
@@ -1061,12 +1069,12 @@ async function registrationsBenchmark(): Promise<string> {
         const mode = mail ? 'mail on' : 'mail off';
         await withEmbeddedRace({ ATTENDEE_MAIL: String(mail), SMTP_URL: sink.url }, async ({ url, pid, databaseUrl }) => {
           const embeddedRacers = await insertUsersWithTokens(databaseUrl, 'racer', RACE_USERS);
-          const embeddedWarmers = await insertUsersWithTokens(databaseUrl, 'warmer', WARMUP_USERS);
-          const warmup = await insertRaceEvent(databaseUrl, 10);
+          const embeddedWarmers = await insertUsersWithTokens(databaseUrl, 'warmer', RACE_WARMUP_USERS);
+          const warmup = await insertRaceEvent(databaseUrl, RACE_SEATS);
           const before = sink.arrived();
           const warm = await race(url, pid, embeddedWarmers, warmup, 50);
           if (warm.errors > 0) throw new Error(`embedded, ${mode}: errors in the warm-up`);
-          if (mail) await drain(databaseUrl, pid, sink, before, WARMUP_USERS);
+          if (mail) await drain(databaseUrl, pid, sink, before, RACE_WARMUP_USERS);
           for (const inFlight of IN_FLIGHT) {
             const event = await insertRaceEvent(databaseUrl, RACE_SEATS);
             const sent = sink.arrived();
@@ -1119,7 +1127,7 @@ async function registrationsBenchmark(): Promise<string> {
         'Mail off is `ATTENDEE_MAIL=false` (no mail job written); mail on writes one job per registration in its transaction,',
         'sent by the same server (default `JOBS_CONCURRENCY`) to a real SMTP server in the benchmark process that accepts',
         `every mail at once. Each mode has its own server process, in the order ${MAIL_ORDER.map((m) => (m ? 'on' : 'off')).join(', ')},`,
-        `each warmed up by ${WARMUP_USERS} registrations first. "Drained" is the time from a race's last answer until all`,
+        `each warmed up first by a race of its own (${RACE_WARMUP_USERS} registrations for ${RACE_SEATS} seats, 50 in flight). "Drained" is the time from a race's last answer until all`,
         `${RACE_USERS.toLocaleString('en')} mails arrived and no mail job was due or running (the reminders, due the day before the event, aside).`,
         '',
         ...tableHead,
@@ -1131,7 +1139,7 @@ async function registrationsBenchmark(): Promise<string> {
             `target ≤ ${RACE_TARGET_SECONDS} s (≥ ${RACE_USERS / RACE_TARGET_SECONDS} registrations/s), exactly ${RACE_SEATS} confirmed, zero errors: ${seconds <= RACE_TARGET_SECONDS && ok ? 'met' : 'NOT met'}.`,
         ),
         '',
-        `The embedded database (PGlite in the server's process, \`npm start\`), the same races, a server process per mode (off, then on), each warmed up by ${WARMUP_USERS} registrations:`,
+        `The embedded database (PGlite in the server's process, \`npm start\`), the same races, a server process per mode (off, then on), each warmed up by a race of its own (${RACE_WARMUP_USERS} registrations):`,
         '',
         ...tableHead,
         ...embedded.map(raceRow),
