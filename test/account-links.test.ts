@@ -325,6 +325,33 @@ describe('password reset', () => {
     expect((await followLink(browser, second, { password: 'a-brand-new-passphrase' })).status).toBe(410);
   });
 
+  it('refuses a verification link after its 24 hours; a new one sent on request works', async () => {
+    nextHour();
+    const username = unique('late');
+    const email = `${username}@example.com`;
+    expect((await signUp({ username, email })).status).toBe(303);
+    const link = await mailedLink(smtp, email, '/verify-email');
+
+    t.clock.advance(23 * 3600_000);
+    const browser = new Browser(t.url);
+    expect((await browser.get(link)).status).toBe(200);
+    t.clock.advance(3600_000 + 60_000);
+    const expired = await browser.get(link);
+    expect(expired.status).toBe(410);
+    expect(await expired.text()).toContain('This link has expired');
+    expect((await followLink(browser, link)).status).toBe(410);
+    expect((await t.get(UsersService).getByUsername(username)).emailVerified).toBe(false);
+
+    const signedInNow = await signedIn(username, 'a-long-enough-passphrase');
+    const account = formFields(await (await signedInNow.get('/account')).text());
+    const resent = await signedInNow.post('/account/email/verification', { _csrf: account._csrf!, return_to: '/account' });
+    expect(resent.status).toBe(303);
+    expect(resent.headers.get('location')).toBe('/account');
+    const fresh = await mailedLink(smtp, email, '/verify-email', 2);
+    expect((await followLink(signedInNow, fresh)).status).toBe(303);
+    expect((await t.get(UsersService).getByUsername(username)).emailVerified).toBe(true);
+  });
+
   it('answers a forged or mangled link with 404', async () => {
     const browser = new Browser(t.url);
     expect((await browser.get(`/reset-password?token=${'A'.repeat(65)}`)).status).toBe(404);

@@ -48,6 +48,34 @@ describe('administration CLI', () => {
     expect(res.body.data?.viewer).toEqual({ id: user.json.id, name: 'Grace Hopper' });
   });
 
+  it('refuses tokens:create for a user whose address is not verified, and makes one once it is', async () => {
+    await runCli(
+      t.databaseEnv,
+      'users:create',
+      '--username',
+      'ada',
+      '--email',
+      'ada@example.com',
+      '--name',
+      'Ada',
+      '--password',
+      'analytical-engine-1843',
+    );
+    await t.get(DataSource).query(`UPDATE users SET email_verified_at = NULL WHERE username = 'ada'`);
+    const refused = await runCli(t.databaseEnv, 'tokens:create', '--user', 'ada', '--name', 'script');
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/verif/i);
+    expect(
+      await t.get(DataSource).query(`SELECT 1 FROM personal_access_tokens t JOIN users u ON u.id = t.user_id WHERE u.username = 'ada'`),
+    ).toEqual([]);
+
+    expect((await runCli(t.databaseEnv, 'users:verify-email', '--user', 'ada')).code).toBe(0);
+    const made = await runCli(t.databaseEnv, 'tokens:create', '--user', 'ada', '--name', 'script');
+    expect(made.code).toBe(0);
+    expect(made.json.token).toMatch(/^agora_pat_/);
+  });
+
   it('revokes a token: the next request fails', async () => {
     await runCli(
       t.databaseEnv,
