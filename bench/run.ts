@@ -978,7 +978,6 @@ async function drain(
 
 const RACE_USERS = 1_000;
 const RACE_SEATS = 100;
-const WARMUP_USERS = 100;
 /**
  * The registration races' warm-up: a whole race of its own (as many users, a fresh event of as many
  * seats), so the measured races see a server whose hot code V8 has optimized, as a server that has been
@@ -1247,12 +1246,12 @@ async function webhooksBenchmark(): Promise<string> {
   try {
     return await withBenchDatabase(async (env) => {
       const racers = await insertUsersWithTokens(env.DATABASE_URL, 'racer', RACE_USERS);
-      const warmers = await insertUsersWithTokens(env.DATABASE_URL, 'warmer', WARMUP_USERS);
+      const warmers = await insertUsersWithTokens(env.DATABASE_URL, 'warmer', RACE_WARMUP_USERS);
       const serverEnv = { ...env, ATTENDEE_MAIL: 'false', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOKS_ALLOW_HTTP: 'true' };
       const runs: { endpoints: number; race: RaceResult; drain?: WebhookDrain }[] = [];
       for (const endpoints of WEBHOOK_ENDPOINTS) {
         await serveAgora(serverEnv, async ({ url, pid }) => {
-          const warmup = await insertRaceEvent(env.DATABASE_URL, 10);
+          const warmup = await insertRaceEvent(env.DATABASE_URL, RACE_SEATS);
           await insertWebhookEndpoints(env, sink.url, endpoints);
           const warmBefore = sink.arrived();
           const warm = await race(url, pid, warmers, warmup, 50);
@@ -1261,7 +1260,7 @@ async function webhooksBenchmark(): Promise<string> {
             env.DATABASE_URL,
             pid,
             sink,
-            endpoints * WARMUP_USERS * MESSAGES_PER_REGISTRATION,
+            endpoints * RACE_WARMUP_USERS * MESSAGES_PER_REGISTRATION,
             performance.now(),
             undefined,
             warmBefore,
@@ -1304,7 +1303,7 @@ async function webhooksBenchmark(): Promise<string> {
         `receiver in the benchmark process (${MESSAGES_PER_REGISTRATION} messages per registration: created, then confirmed or waitlisted). Every`,
         'registration writes the same one fan-out job in its transaction whatever the number of endpoints; the fan-out and the',
         `deliveries run as jobs in the same server, beside the race. Order ${WEBHOOK_ENDPOINTS.join(', ')}, each in its own server process`,
-        `warmed up by ${WARMUP_USERS} registrations. "Deliveries/s" counts every delivery of the race over the time from its first request`,
+        `warmed up by a race of its own (${RACE_WARMUP_USERS} registrations, its deliveries drained). "Deliveries/s" counts every delivery of the race over the time from its first request`,
         'until the last delivery arrived and none was queued or scheduled.',
         '',
         '| endpoints | wall time s | registrations/s | server CPU µs/registration | p50 ms | p99 ms | confirmed / waitlisted | errors | deliveries during the race | drained after the race s | deliveries/s | failed |',
