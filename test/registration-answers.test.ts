@@ -77,7 +77,9 @@ describe('Registration mutations answer from their own transaction', () => {
     id status referenceCode quantity createdAt confirmedAt
     attendees { id name email checkedInAt registration { id status } }
     ticketType { id name remaining }
-    event { id spotsLeft organizer { id } }`;
+    event { id spotsLeft onlineUrl viewerRegistration { id status } ticketTypes { id remaining } organizer { id name viewerRole } }
+    user { id name }
+    attendees { ticketCode }`;
   const REGISTRATION = `registration { ${FIELDS} }`;
 
   it('registerForEvent: the registration, its attendees, ticket type and event, with nothing read after the commit', async () => {
@@ -104,7 +106,16 @@ describe('Registration mutations answer from their own transaction', () => {
         { name: 'Grace', email: 'grace@example.com', checkedInAt: null, registration: { id: registration.id, status: 'CONFIRMED' } },
       ],
       ticketType: { id: event.ticketTypeId, name: 'General admission', remaining: 3 },
-      event: { id: event.id, spotsLeft: 0 },
+      // What depends on the caller: their registration, the online address it opens, their role.
+      event: {
+        id: event.id,
+        spotsLeft: 0,
+        onlineUrl: 'https://meet.example.com/room-42',
+        viewerRegistration: { id: registration.id, status: 'CONFIRMED' },
+        ticketTypes: [{ id: event.ticketTypeId, remaining: 3 }],
+        organizer: { id: organizerId, viewerRole: null },
+      },
+      user: { id: expect.any(String), name: guest.user.name },
     });
     expect(failed).toEqual([]);
 
@@ -125,7 +136,17 @@ describe('Registration mutations answer from their own transaction', () => {
       status: 'WAITLISTED',
       confirmedAt: null,
       ticketType: { remaining: 3 },
-      event: { spotsLeft: 0 },
+      event: { spotsLeft: 0, onlineUrl: null, viewerRegistration: { id: registrationOf(waiting).id, status: 'WAITLISTED' } },
+    });
+
+    // A member of the organizer: their role, and the online address whatever their registration's status.
+    const { answer: own } = await failingAfterCommit(/INSERT INTO registrations/, () =>
+      mutateRaw(t, owner, 'registerForEvent', { ...input, attendees: [{ name: 'Owner', email: 'owner@example.com' }] }, REGISTRATION),
+    );
+    expect(own.body.errors).toBeUndefined();
+    expect(registrationOf(own)).toMatchObject({
+      status: 'WAITLISTED',
+      event: { onlineUrl: 'https://meet.example.com/room-42', organizer: { viewerRole: 'OWNER' } },
     });
   });
 
@@ -147,7 +168,18 @@ describe('Registration mutations answer from their own transaction', () => {
       attendees: [{ id: registration.attendees[0].id, name: 'Attendee 1', registration: { id: registration.id, status: 'CANCELLED' } }],
       ticketType: { id: event.ticketTypeId },
       // The freed seat went to the waitlisted registration.
-      event: { id: event.id, spotsLeft: 0 },
+      event: { id: event.id, spotsLeft: 0, onlineUrl: null, viewerRegistration: null, organizer: { viewerRole: null } },
+    });
+
+    // Cancelled by the organizer: the owner's own view of the event (a member, not registered).
+    const { answer: byOwner } = await failingAfterCommit(/UPDATE registrations r SET status = 'cancelled'/, () =>
+      mutateRaw(t, owner, 'cancelRegistration', { registrationId: waiting.id }, REGISTRATION),
+    );
+    expect(byOwner.body.errors).toBeUndefined();
+    expect(byOwner.body.data!.cancelRegistration.registration).toMatchObject({
+      id: waiting.id,
+      status: 'CANCELLED',
+      event: { onlineUrl: 'https://meet.example.com/room-42', viewerRegistration: null, organizer: { viewerRole: 'OWNER' } },
     });
   });
 

@@ -135,6 +135,22 @@ export class EventsReader {
   }
 
   /**
+   * What a change read or wrote of the caller's membership in an organizer (its role and second-factor
+   * deadline as `secondFactorDeadlineSql` gives it; null role: not a member), so that its answer needs
+   * no read after the commit.
+   */
+  primeMembership(organizerId: string, role: string | null, secondFactorDeadline: Date | null): void {
+    if (!this.userId) return;
+    this.memberships.clear(organizerId).prime(organizerId, role ? { role: role as OrganizerRoleValue, secondFactorDeadline } : null);
+  }
+
+  /** The caller's active registration for an event as a change left it (null: none), for its answer. */
+  primeActiveRegistration(eventId: string, registration: Registration | null): void {
+    if (!this.userId) return;
+    this.activeRegistrations.clear(eventId).prime(eventId, registration);
+  }
+
+  /**
    * Runs a change to an event or the rows under it (ticket types, registrations, attendees) in a
    * transaction holding the event's row lock (every change to its seats, tickets or registrations
    * happens under it), given the event as locked, or undefined when it is gone. Afterwards, committed
@@ -231,12 +247,21 @@ export class EventsReader {
 // What an anonymous caller has in every organizer and event: one settled promise, not one per field.
 const NO_MEMBERSHIP: Promise<Membership | null> = Promise.resolve(null);
 
+/**
+ * The second-factor deadline of member `m` (of `organizer_members`) in organizer `o`, whose user is `u`:
+ * null when nothing is required or the member has a second factor; else the requirement's start, or
+ * the member's joining if later, plus the grace period. For statements that read a membership with
+ * other rows (the registration's reads), the same rule as the memberships loader's.
+ */
+export function secondFactorDeadlineSql(o: string, m: string, u: string): string {
+  return `CASE WHEN ${o}.second_factor_required_since IS NULL OR ${hasSecondFactorSql(u)} THEN NULL
+              ELSE GREATEST(${o}.second_factor_required_since, ${m}.created_at) + ${o}.second_factor_grace_hours * interval '1 hour'
+         END`;
+}
+
 // $1 user, $2 organizer ids.
 const MEMBERSHIPS = `
-  SELECT m.organizer_id, m.role,
-         CASE WHEN o.second_factor_required_since IS NULL OR ${hasSecondFactorSql('u')} THEN NULL
-              ELSE GREATEST(o.second_factor_required_since, m.created_at) + o.second_factor_grace_hours * interval '1 hour'
-         END AS second_factor_deadline
+  SELECT m.organizer_id, m.role, ${secondFactorDeadlineSql('o', 'm', 'u')} AS second_factor_deadline
     FROM organizer_members m
     JOIN organizers o ON o.id = m.organizer_id
     JOIN users u ON u.id = m.user_id

@@ -14,7 +14,7 @@ import { ClaimRow, ClaimStatement, claimStatement } from './registration-claim.j
 import { EventError } from './events.errors.js';
 import type { Attendee, CancelledByValue, Event, Registration, RegistrationStatusValue, TicketType } from './events.model.js';
 import { EventsPolicy } from './events.policy.js';
-import type { EventsReader } from './events.reader.js';
+import { secondFactorDeadlineSql, type EventsReader } from './events.reader.js';
 import { EventTables } from './event-tables.js';
 import { EventsService } from './events.service.js';
 import { TicketTypesService } from './ticket-types.service.js';
@@ -23,6 +23,8 @@ import { TicketCodes } from './ticket-codes.js';
 import { promoteWaitlist, PromotedRegistration } from './waitlist.js';
 import { attendeeEvent, registrationEvent } from './webhook-events.js';
 import { WebhookFanOut, WebhookOutbox } from './webhook-outbox.js';
+import type { User } from '../users/user.model.js';
+import { UsersService } from '../users/users.service.js';
 
 /** The attendee to check in: exactly one of `attendeeId` and `code` (a scanned ticket code). */
 export interface CheckInTarget {
@@ -61,6 +63,20 @@ const USER_REGISTRATIONS = byCreation('User.registrations', 'DESC');
 // No 0/O or 1/I: references are read aloud at the door.
 const REFERENCE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
+/** A table's columns under `alias`, each named `alias.column`: for a row that holds several tables' columns. */
+function aliased(table: { columns: readonly { column: string }[] }, alias: string): string {
+  return table.columns.map((c) => `${alias}.${c.column} AS "${alias}.${c.column}"`).join(', ');
+}
+
+/** The columns `aliased` named, back under their own names (for the table's mapper). */
+function unaliased(
+  row: Record<string, unknown>,
+  table: { columns: readonly { column: string }[] },
+  alias: string,
+): Record<string, unknown> {
+  return Object.fromEntries(table.columns.map((c) => [c.column, row[`${alias}.${c.column}`]]));
+}
+
 /** A check-in changes nothing the public listing shows (EventsReader.writeEvent). */
 const NOTHING_LISTED = (): boolean => false;
 
@@ -82,6 +98,7 @@ export class RegistrationsService {
     private readonly notices: EventNotices,
     private readonly outbox: WebhookOutbox,
     private readonly statements: PreparedStatements,
+    private readonly users: UsersService,
   ) {}
 
   /** The registration's statement, made once (its jobs' SQL comes from pg-boss). */
@@ -189,6 +206,8 @@ export class RegistrationsService {
     );
     for (const t of ticketTypesOfEvent) if (t.id !== claimed.id) reader.ticketTypes.prime(t.id, t);
     reader.events.prime(event.id, { ...event, capacity: row.capacity, confirmedSeats: row.confirmed_seats + seats, endsAt: row.ends_at });
+    // The caller's one active registration for the event is this one (one per user and event, an index holds it).
+    reader.primeActiveRegistration(event.id, registration);
     return registration;
   }
 
@@ -216,17 +235,18 @@ export class RegistrationsService {
    */
   private async eventAndTicketType(reader: EventsReader, input: RegistrationInput): Promise<[Event | null, TicketType | null]> {
     const { events, ticketTypes, organizers } = this.tables;
-    const aliased = (table: typeof ticketTypes | typeof organizers, alias: string) =>
-      table.columns.map((c) => `${alias}.${c.column} AS "${alias}.${c.column}"`).join(', ');
-    const unaliased = (row: Record<string, unknown>, table: typeof ticketTypes | typeof organizers, alias: string) =>
-      Object.fromEntries(table.columns.map((c) => [c.column, row[`${alias}.${c.column}`]]));
     this.eventAndTicketTypeStatement ??= {
       name: 'registration-event-and-ticket-types',
-      text: `SELECT ${events.select}, ${aliased(ticketTypes, 't')}, ${aliased(organizers, 'o')}
+      // With the caller's membership in the organizer ($2), which the answer's `event { onlineUrl
+      // ticketTypes }` and a private event's visibility depend on.
+      text: `SELECT ${events.select}, ${aliased(ticketTypes, 't')}, ${aliased(organizers, 'o')},
+                    m.role AS "m.role", ${secondFactorDeadlineSql('o', 'm', 'mu')} AS "m.deadline"
                FROM events e JOIN organizers o ON o.id = e.organizer_id JOIN ticket_types t ON t.event_id = e.id
+               LEFT JOIN organizer_members m ON m.organizer_id = o.id AND m.user_id = $2::uuid
+               LEFT JOIN users mu ON mu.id = m.user_id
               WHERE e.id = $1 ORDER BY t.created_at, t.id`,
     };
-    const rows = await this.statements.query(this.eventAndTicketTypeStatement, [input.eventId]);
+    const rows = await this.statements.query(this.eventAndTicketTypeStatement, [input.eventId, reader.userId]);
     const all = rows.map((row) => ticketTypes.map(unaliased(row, ticketTypes, 't')));
     const ticketType = all.find((t) => t.id === input.ticketTypeId);
     if (!ticketType) return Promise.all([reader.events.load(input.eventId), reader.ticketTypes.load(input.ticketTypeId)]);
@@ -234,12 +254,23 @@ export class RegistrationsService {
     const organizer = organizers.map(unaliased(rows[0]!, organizers, 'o'));
     reader.events.prime(event.id, event);
     reader.organizers.prime(organizer.id, organizer);
+    reader.primeMembership(organizer.id, (rows[0]!['m.role'] as string | null) ?? null, (rows[0]!['m.deadline'] as Date | null) ?? null);
     for (const t of all) reader.ticketTypes.prime(t.id, t);
     reader.ticketTypesOfEvent.prime(event.id, all);
     return [event, ticketType];
   }
 
   private eventAndTicketTypeStatement?: Statement;
+
+  /** The registrant's columns (users, joined as `ru`), for `registrantOf`. */
+  private registrantColumns(): string {
+    return this.users.selectAs('ru');
+  }
+
+  /** The registrant as the users loader gives a user, from a row holding `registrantColumns`. */
+  private registrantOf(row: Record<string, unknown>): User | null {
+    return row['ru.id'] == null ? null : this.users.fromRow(row, 'ru');
+  }
 
   /**
    * Cancels a registration; freed seats go to the waitlist. Its registrant may, until one of its
@@ -296,33 +327,51 @@ export class RegistrationsService {
       ]);
       // What the answer shows of the registration, read while the change still holds its locks: its
       // attendees and ticket type (seats given back, others taken), the event's seats as they end up, its organizer.
+      // With the event's other ticket types, and the caller's membership in the organizer and active
+      // registration for the event (the answer's `event { onlineUrl ticketTypes viewerRegistration }`).
       const { ticketTypes, organizers } = this.tables;
-      const [held, [ticketType]] = (await Promise.all([
+      const [held, ofEvent] = (await Promise.all([
         tx.query(`SELECT ${this.tables.attendees.select} FROM attendees a WHERE a.registration_id = $1 ORDER BY a.position`, [
           registrationId,
         ]),
         tx.query(
-          `SELECT ${ticketTypes.select}, ${organizers.columns.map((c) => `o.${c.column} AS "o.${c.column}"`).join(', ')}
-             FROM ticket_types t, organizers o WHERE t.id = $1 AND o.id = $2`,
-          [current!.ticket_type_id, locked!.organizerId],
+          `SELECT ${ticketTypes.select}, ${aliased(organizers, 'o')}, ${aliased(registrations, 'vr')}, ${this.registrantColumns()},
+                  m.role AS "m.role", ${secondFactorDeadlineSql('o', 'm', 'mu')} AS "m.deadline"
+             FROM ticket_types t JOIN organizers o ON o.id = $1 LEFT JOIN users ru ON ru.id = $4::uuid
+             LEFT JOIN organizer_members m ON m.organizer_id = o.id AND m.user_id = $3::uuid
+             LEFT JOIN users mu ON mu.id = m.user_id
+             LEFT JOIN registrations vr ON vr.user_id = $3::uuid AND vr.event_id = $2 AND vr.status <> 'cancelled'
+            WHERE t.event_id = $2 ORDER BY t.created_at, t.id`,
+          [locked!.organizerId, registration.eventId, reader.userId, registration.userId],
         ),
       ])) as [Record<string, unknown>[], Record<string, unknown>[]];
-      const organizer = Object.fromEntries(organizers.columns.map((c) => [c.column, ticketType![`o.${c.column}`]]));
+      const first = ofEvent[0]!;
+      const organizer = unaliased(first, organizers, 'o');
+      const viewerRegistration = first['vr.id'] == null ? null : unaliased(first, registrations, 'vr');
+      const membership = { role: (first['m.role'] as string | null) ?? null, deadline: (first['m.deadline'] as Date | null) ?? null };
       const freed = current!.status === 'confirmed' ? current!.quantity : 0;
       const taken = promoted.reduce((sum, p) => sum + p.quantity, 0);
       const event = { ...locked!, confirmedSeats: locked!.confirmedSeats - freed + taken };
-      return { row: row!, held, ticketType: ticketType!, event, organizer: organizer! };
+      const registrant = this.registrantOf(first);
+      return { row: row!, held, ofEvent, event, organizer, viewerRegistration, membership, registrant };
     });
     const answer = registrations.map(cancelled.row);
     reader.registrations.prime(answer.id, answer);
     const held = cancelled.held.map(this.tables.attendees.map);
     reader.attendeesOfRegistration.prime(answer.id, held);
     for (const attendee of held) reader.attendees.prime(attendee.id, attendee);
-    const ticketType = this.tables.ticketTypes.map(cancelled.ticketType);
-    reader.ticketTypes.prime(ticketType.id, ticketType);
+    const ofEvent = cancelled.ofEvent.map(this.tables.ticketTypes.map);
+    for (const t of ofEvent) reader.ticketTypes.prime(t.id, t);
+    reader.ticketTypesOfEvent.prime(cancelled.event.id, ofEvent);
     reader.events.prime(cancelled.event.id, cancelled.event);
     const organizer = this.tables.organizers.map(cancelled.organizer);
     reader.organizers.prime(organizer.id, organizer);
+    reader.primeMembership(organizer.id, cancelled.membership.role, cancelled.membership.deadline);
+    if (cancelled.registrant) reader.users.prime(cancelled.registrant.id, cancelled.registrant);
+    reader.primeActiveRegistration(
+      cancelled.event.id,
+      cancelled.viewerRegistration ? registrations.map(cancelled.viewerRegistration) : null,
+    );
     return answer;
   }
 

@@ -139,6 +139,21 @@ export class UsersService {
   }
 
   /** Users with these ids, in one statement (DataLoader batches). */
+  /**
+   * Every column of a user under `alias` (a join on `users`), each named `alias.column`: for a statement
+   * of another feature that reads a user with its own rows (`fromRow` makes the user of it).
+   */
+  selectAs(alias: string): string {
+    return this.users.metadata.columns.map((c) => `${alias}.${c.databaseName} AS "${alias}.${c.databaseName}"`).join(', ');
+  }
+
+  /** The user of a row holding `selectAs(alias)`, as `findManyByIds` gives it. */
+  fromRow(row: Record<string, unknown>, alias: string): User {
+    const entity = this.users.create();
+    for (const c of this.users.metadata.columns) c.setEntityValue(entity, row[`${alias}.${c.databaseName}`]);
+    return toUser(entity);
+  }
+
   async findManyByIds(ids: readonly string[]): Promise<User[]> {
     if (ids.length === 0) return [];
     return (await this.users.findBy({ id: In([...ids]) })).map(toUser);
