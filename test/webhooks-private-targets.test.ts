@@ -4,6 +4,7 @@ import { WebhookDispatch } from '../src/webhooks/webhook-dispatch.js';
 import { newWebhookSecret, sealWebhookSecret } from '../src/webhooks/webhook-secrets.js';
 import { createOrganizer } from './support/events.js';
 import { createUserWithToken } from './support/fixtures.js';
+import { eventually } from './support/eventually.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 
@@ -28,20 +29,6 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(probe: () => T | Promise<T>, limitMs = 20_000): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    try {
-      return await probe();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await sleep(50);
-    }
-  }
-}
-
 it('refuses to deliver to a loopback address when private targets are not allowed, and says why in the log', async () => {
   const { token } = await createUserWithToken(t);
   const organizer = await createOrganizer(t, token);
@@ -54,7 +41,7 @@ it('refuses to deliver to a loopback address when private targets are not allowe
   );
 
   const deliveryId = await t.get(WebhookDispatch).sendTest(endpointId);
-  const [attempt] = await until(async () => {
+  const [attempt] = await eventually(async () => {
     const rows = (await db.query(`SELECT outcome, response_status, error FROM webhook_attempts WHERE delivery_id = $1`, [deliveryId])) as {
       outcome: string;
       response_status: number | null;
