@@ -103,16 +103,8 @@ export class SecurityController {
     const wait = await this.throttle.reserveAttempt(accountKey(signedIn), req.ip);
     if (wait === 0) return null;
     const error = `Too many incorrect passwords. ${tryAgainIn(wait)}`;
-    const sessions = await this.sessions.listForUser(signedIn.user.id);
-    const twoFactor = await this.secondFactors.of(signedIn.user.id);
-    const passkeys = await this.passkeys.list(signedIn.user.id);
-    return view(
-      (c) => securityPage({ signedIn, csrfToken: c.csrfToken, sessions, twoFactor, passkeys, [form]: { currentPassword: error } }),
-      {
-        status: 429,
-        headers: { 'retry-after': String(wait) },
-      },
-    );
+    // The whole page as it stands (a pending change of address, a second factor required), with the refusal.
+    return this.securityView(signedIn, { [form]: { currentPassword: error } }, 429, { 'retry-after': String(wait) });
   }
 
   /** A refusal that was not about the current password takes back the attempt it counted. */

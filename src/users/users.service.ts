@@ -10,6 +10,8 @@ import { NewUserInput, validateEmail, validateName, validateNewUser, validatePas
 import { checkAll } from '../errors/domain-error.js';
 import { UserError } from './users.errors.js';
 
+/** What `selectAs` never reads for another feature: no model of a user carries them. */
+const SECRET_COLUMNS: ReadonlySet<string> = new Set(['passwordHash', 'totpSecret', 'totpLastStep']);
 @Injectable()
 export class UsersService {
   constructor(
@@ -138,22 +140,29 @@ export class UsersService {
     return (await this.users.find({ order: { username: 'ASC' } })).map(toUser);
   }
 
-  /** Users with these ids, in one statement (DataLoader batches). */
   /**
-   * Every column of a user under `alias` (a join on `users`), each named `alias.column`: for a statement
-   * of another feature that reads a user with its own rows (`fromRow` makes the user of it).
+   * The columns of a user under `alias` (a join on `users`), each named `alias.column`, the secrets left
+   * out (the password hash, the authenticator's secret and last step): for a statement of another feature
+   * that reads a user with its own rows (`fromRow` makes the user of it).
    */
   selectAs(alias: string): string {
-    return this.users.metadata.columns.map((c) => `${alias}.${c.databaseName} AS "${alias}.${c.databaseName}"`).join(', ');
+    return this.readableColumns()
+      .map((c) => `${alias}.${c.databaseName} AS "${alias}.${c.databaseName}"`)
+      .join(', ');
   }
 
   /** The user of a row holding `selectAs(alias)`, as `findManyByIds` gives it. */
   fromRow(row: Record<string, unknown>, alias: string): User {
     const entity = this.users.create();
-    for (const c of this.users.metadata.columns) c.setEntityValue(entity, row[`${alias}.${c.databaseName}`]);
+    for (const c of this.readableColumns()) c.setEntityValue(entity, row[`${alias}.${c.databaseName}`]);
     return toUser(entity);
   }
 
+  private readableColumns() {
+    return this.users.metadata.columns.filter((c) => !SECRET_COLUMNS.has(c.propertyName));
+  }
+
+  /** Users with these ids, in one statement (DataLoader batches). */
   async findManyByIds(ids: readonly string[]): Promise<User[]> {
     if (ids.length === 0) return [];
     return (await this.users.findBy({ id: In([...ids]) })).map(toUser);
