@@ -8,6 +8,7 @@ import { createEvent, createOrganizer, mutate, registerFor, registrationOf } fro
 import { createUserWithToken } from './support/fixtures.js';
 import { startSmtpServer, type Arrival, type TestSmtpServer } from './support/smtp-server.js';
 import { startTestApp, TestApp } from './support/test-app.js';
+import { eventually } from './support/eventually.js';
 
 // What attendees hear, end to end: the change in the API, the job, the mail in a real SMTP server.
 
@@ -26,19 +27,6 @@ afterAll(async () => {
   await smtp.close();
 });
 
-/** Waits until the assertion holds (it throws until then). */
-async function until<T>(probe: () => T | Promise<T>, limitMs = 20_000): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    try {
-      return await probe();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
 /** The mails about events to `address` (not the security notice of the test user's own personal access token). */
 function mailsTo(address: string): ParsedMail[] {
   return smtp.arrivals
@@ -48,7 +36,7 @@ function mailsTo(address: string): ParsedMail[] {
 
 /** The one mail to `address` whose subject matches, once it has arrived. */
 function mailTo(address: string, subject: RegExp, limitMs?: number): Promise<ParsedMail> {
-  return until(() => {
+  return eventually(() => {
     const found = mailsTo(address).filter((m) => subject.test(m.subject ?? ''));
     if (found.length !== 1)
       throw new Error(
@@ -233,7 +221,7 @@ describe('mail to attendees', () => {
     const event = await createEvent(t, organizer.token, organizer.id);
     const ann = await attendee();
     // The security notice of ann's token first, so that the refusals meet the confirmation.
-    await until(() => {
+    await eventually(() => {
       if (!smtp.arrivals.some((a) => a.to.includes(ann.email))) throw new Error('no token notice yet');
     });
     smtp.refuseNext({ code: 451, message: 'Try again later' }, { code: 554, message: 'Transaction failed' });

@@ -8,6 +8,7 @@ import { createUser, createUserWithToken, TEST_PASSWORD } from './support/fixtur
 import { approveInBrowser, authorizationRequest, discover, newUserAndApp } from './support/oauth.js';
 import { startSmtpServer, type TestSmtpServer } from './support/smtp-server.js';
 import { startTestApp, TestApp } from './support/test-app.js';
+import { eventually } from './support/eventually.js';
 
 // What a user hears about their account's security, end to end: the change, the job, the mail in a real SMTP server.
 
@@ -31,22 +32,9 @@ function mailsTo(address: string): ParsedMail[] {
   return smtp.arrivals.filter((a) => a.to.includes(address)).map((a) => a.mail);
 }
 
-/** Waits until the assertion holds (it throws until then). */
-async function until<T>(probe: () => T | Promise<T>, limitMs = 20_000): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    try {
-      return await probe();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
 /** The one mail to `address` whose subject matches, once it has arrived. */
 function mailTo(address: string, subject: RegExp): Promise<ParsedMail> {
-  return until(() => {
+  return eventually(() => {
     const found = mailsTo(address).filter((m) => subject.test(m.subject ?? ''));
     if (found.length !== 1)
       throw new Error(`${found.length} mails to ${address} match ${subject}: ${mailsTo(address).map((m) => m.subject)}`);
@@ -56,7 +44,7 @@ function mailTo(address: string, subject: RegExp): Promise<ParsedMail> {
 
 /** Lets every job queued by now run (the queue polls each second), so that "nothing arrived" means nothing was sent. */
 async function settle(): Promise<void> {
-  await until(async () => {
+  await eventually(async () => {
     const [{ waiting }] = (await t
       .get(DataSource)
       .query(
@@ -228,7 +216,7 @@ describe('changes to the account', () => {
 
     await approveInBrowser(t, (await authorizationRequest(config, 'openid profile')).url, user, browser); // remembered: no consent
     await approveInBrowser(t, (await authorizationRequest(config, 'openid api')).url, user, browser);
-    await until(() => expect(mailsTo(user.email).filter((m) => /was authorized/.test(m.subject ?? ''))).toHaveLength(2));
+    await eventually(() => expect(mailsTo(user.email).filter((m) => /was authorized/.test(m.subject ?? ''))).toHaveLength(2));
     await settle();
     const authorized = mailsTo(user.email).filter((m) => /was authorized/.test(m.subject ?? ''));
     expect(authorized).toHaveLength(2);

@@ -13,6 +13,7 @@ import { startTestApp, TEST_SECRET_KEY, TestApp } from './support/test-app.js';
 import { PersonalTokensService } from '../src/personal-tokens/personal-tokens.service.js';
 import { Webhook } from 'standardwebhooks';
 import { WebhookReceiver } from './support/webhook-receiver.js';
+import { eventually } from './support/eventually.js';
 
 /**
  * Managing webhook endpoints through GraphQL (issue 28): who may, what they see (the secret once),
@@ -695,7 +696,7 @@ describe('Webhook endpoints where the operator allows http and private targets',
       'webhookDelivery { id webhookId eventType }',
     );
     expect(sent.webhookDelivery).toMatchObject({ eventType: 'webhook.test', webhookId: expect.stringMatching(/^msg_/) });
-    await until(() => expect(receiver.at('/api-test')).toHaveLength(1));
+    await eventually(() => expect(receiver.at('/api-test')).toHaveLength(1));
     const [request] = receiver.at('/api-test');
     expect(request!.headers['webhook-id']).toBe(sent.webhookDelivery.webhookId);
     expect(new Webhook(created.secret).verify(request!.body, request!.headers)).toMatchObject({
@@ -711,7 +712,7 @@ describe('Webhook endpoints where the operator allows http and private targets',
           { privateToken: token, variables: { id: sent.webhookDelivery.id } },
         )
       ).body.data!.webhookDelivery;
-    await until(async () =>
+    await eventually(async () =>
       expect(await log()).toEqual({
         state: 'SUCCEEDED',
         attemptCount: 1,
@@ -720,22 +721,9 @@ describe('Webhook endpoints where the operator allows http and private targets',
     );
 
     await mutate(open, token, 'redeliverWebhook', { deliveryId: sent.webhookDelivery.id }, 'webhookDelivery { id }');
-    await until(() => expect(receiver.at('/api-test')).toHaveLength(2));
+    await eventually(() => expect(receiver.at('/api-test')).toHaveLength(2));
     expect(receiver.at('/api-test')[1]!.headers['webhook-id']).toBe(sent.webhookDelivery.webhookId);
-    await until(async () => expect((await log()).attempts).toHaveLength(2));
+    await eventually(async () => expect((await log()).attempts).toHaveLength(2));
     expect((await log()).attempts[1]).toMatchObject({ number: 2, trigger: 'REDELIVERY', outcome: 'SUCCEEDED' });
   }, 60_000);
 });
-
-async function until(probe: () => unknown, limitMs = 20_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    try {
-      await probe();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}

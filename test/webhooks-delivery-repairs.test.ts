@@ -13,6 +13,7 @@ import { createOrganizer } from './support/events.js';
 import { createUser, createUserWithToken } from './support/fixtures.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
+import { eventually } from './support/eventually.js';
 
 // Deliveries where the first version lost, leaked or stuck them: a paused endpoint's pending retries,
 // grants revoked while a delivery waits, members and users who no longer count, attempt jobs lost,
@@ -46,18 +47,6 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(probe: () => T | Promise<T>, limitMs = 20_000): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    try {
-      return await probe();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await sleep(50);
-    }
-  }
-}
 
 interface Endpoint {
   id: string;
@@ -148,7 +137,7 @@ describe('a paused endpoint', () => {
     const endpoint = await addEndpoint({ organizerId: organizer.id }, ['registration.created']);
     statusOf.set(endpoint.path, 503);
     await emit(registrationEvent('registration.created', organizer.id));
-    const [waiting] = await until(async () => {
+    const [waiting] = await eventually(async () => {
       const rows = await deliveriesOf(endpoint);
       expect(rows.map((d) => [d.state, d.attempts])).toEqual([['scheduled', 1]]);
       return rows;
@@ -170,7 +159,7 @@ describe('a paused endpoint', () => {
 
     statusOf.delete(endpoint.path);
     await service.update(organizer.ownerId, endpoint.id, { state: 'active' });
-    await until(async () =>
+    await eventually(async () =>
       expect((await deliveriesOf(endpoint)).map((d) => [d.state, d.attempts])).toEqual([
         ['succeeded', 2],
         ['succeeded', 1],
@@ -222,7 +211,7 @@ describe('an application’s endpoint', () => {
       registrationEvent('registration.confirmed', strict.id),
       heard,
     );
-    await until(async () => expect((await deliveriesOf(endpoint)).map((d) => d.state)).toEqual(['succeeded']));
+    await eventually(async () => expect((await deliveriesOf(endpoint)).map((d) => d.state)).toEqual(['succeeded']));
     const subjects = receiver.at(endpoint.path).map((r) => (JSON.parse(r.body) as { data: { id: string } }).data.id);
     expect(subjects).toEqual([toGlobalId('Registration', heard.registrationId!)]);
   });
@@ -235,7 +224,7 @@ describe('an application’s endpoint', () => {
     const organizer = await newOrganizer();
     statusOf.set(endpoint.path, 503);
     await emit(registrationEvent('registration.confirmed', organizer.id, { userId: attendee.id }));
-    const [waiting] = await until(async () => {
+    const [waiting] = await eventually(async () => {
       const rows = await deliveriesOf(endpoint);
       expect(rows.map((d) => [d.state, d.attempts])).toEqual([['scheduled', 1]]);
       return rows;
@@ -244,7 +233,7 @@ describe('an application’s endpoint', () => {
     await db.query(`DELETE FROM oauth_grants WHERE user_id = $1 AND application_id = $2`, [attendee.id, applicationId]);
     statusOf.delete(endpoint.path);
     t.clock.advance(2 * MINUTE);
-    await until(async () => expect((await deliveriesOf(endpoint)).map((d) => [d.state, d.attempts])).toEqual([['skipped', 1]]));
+    await eventually(async () => expect((await deliveriesOf(endpoint)).map((d) => [d.state, d.attempts])).toEqual([['skipped', 1]]));
     await t.get(WebhookDispatch).redeliver(waiting!.id);
     await sleep(1500);
     expect((await deliveriesOf(endpoint)).map((d) => [d.state, d.attempts])).toEqual([['skipped', 1]]);
@@ -258,11 +247,11 @@ describe('failing endpoints', () => {
     const endpoint = await addEndpoint({ organizerId: organizer.id }, ['registration.created']);
     statusOf.set(endpoint.path, 500);
     await t.get(WebhookDispatch).sendTest(endpoint.id); // fails, not retried
-    await until(async () => expect((await deliveriesOf(endpoint)).map((d) => d.state)).toEqual(['failed']));
+    await eventually(async () => expect((await deliveriesOf(endpoint)).map((d) => d.state)).toEqual(['failed']));
 
     t.clock.advance(4 * 24 * HOUR);
     await emit(registrationEvent('registration.created', organizer.id));
-    await until(async () =>
+    await eventually(async () =>
       expect((await deliveriesOf(endpoint)).map((d) => [d.state, d.attempts])).toEqual([
         ['failed', 1],
         ['scheduled', 1],
@@ -303,8 +292,8 @@ describe('recording an attempt', () => {
         await deleting.startTransaction();
         await deleting.query(`SELECT 1 FROM webhook_endpoints WHERE id = $1 FOR UPDATE`, [endpoint.id]);
         const attempt = t.get(WebhookAttempts).attempt({ deliveryId, number: 1, trigger: 'automatic' });
-        await until(() => expect(receiver.at(endpoint.path)).toHaveLength(1));
-        await until(async () => {
+        await eventually(() => expect(receiver.at(endpoint.path)).toHaveLength(1));
+        await eventually(async () => {
           const [{ waiting }] = await db.query(
             `SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted AND locktype IN ('tuple', 'transactionid')`,
           );
@@ -334,7 +323,7 @@ describe('a delivery whose attempt job was lost', () => {
     const recent = await queuedDelivery(endpoint, stuckAfter() - 5 * MINUTE);
     const lost = await queuedDelivery(endpoint, stuckAfter() + MINUTE);
     t.clock.advance(2 * MINUTE); // the sweeper looks for lost attempt jobs once a minute
-    await until(async () =>
+    await eventually(async () =>
       expect((await deliveriesOf(endpoint)).find((d) => d.id === lost)).toMatchObject({ state: 'succeeded', attempts: 1 }),
     );
     expect(await attemptsOf(lost)).toEqual([{ number: 1, trigger: 'automatic', outcome: 'succeeded' }]);
@@ -355,7 +344,7 @@ describe('a delivery whose attempt job was lost', () => {
     const recent = await queuedDelivery(endpoint);
     await t.get(WebhookDispatch).redeliver(lost);
     await t.get(WebhookDispatch).redeliver(recent); // its attempt is on its way: left to it
-    await until(async () => expect(await attemptsOf(lost)).toEqual([{ number: 1, trigger: 'redelivery', outcome: 'succeeded' }]));
+    await eventually(async () => expect(await attemptsOf(lost)).toEqual([{ number: 1, trigger: 'redelivery', outcome: 'succeeded' }]));
     await sleep(1500);
     expect(await attemptsOf(recent)).toEqual([]);
   });

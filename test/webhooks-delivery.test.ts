@@ -13,6 +13,7 @@ import { createUser, createUserWithToken } from './support/fixtures.js';
 import { startSmtpServer, type TestSmtpServer } from './support/smtp-server.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { deduplicated, verify, WebhookReceiver, type ReceivedWebhook } from './support/webhook-receiver.js';
+import { eventually } from './support/eventually.js';
 
 // Deliveries end to end: the events domain's outbox, the fan-out job, the attempt jobs and the sweeper
 // of a real application, against a receiver in this process that verifies every request with the
@@ -50,19 +51,6 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until the assertion holds (it throws until then). */
-async function until<T>(probe: () => T | Promise<T>, limitMs = 20_000): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    try {
-      return await probe();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await sleep(50);
-    }
-  }
-}
 
 interface Endpoint {
   id: string;
@@ -165,7 +153,7 @@ async function barrier(): Promise<void> {
   const organizer = await newOrganizer();
   const endpoint = await addEndpoint({ organizerId: organizer.id }, ['registration.created']);
   await emit(registrationEvent('registration.created', organizer.id));
-  await until(() => expect(receiver.at(endpoint.path)).toHaveLength(1));
+  await eventually(() => expect(receiver.at(endpoint.path)).toHaveLength(1));
   await sleep(1500);
 }
 
@@ -191,8 +179,8 @@ describe('delivering the events domain’s outbox', () => {
     };
     await emit(created, confirmed, cancelled);
 
-    await until(() => expect(receiver.at(registrations.path)).toHaveLength(2));
-    await until(() => expect(receiver.at(confirmations.path)).toHaveLength(2));
+    await eventually(() => expect(receiver.at(registrations.path)).toHaveLength(2));
+    await eventually(() => expect(receiver.at(confirmations.path)).toHaveLength(2));
     await sleep(1500);
     for (const idle of [paused, disabled, elsewhere]) expect(receiver.at(idle.path)).toEqual([]);
     expect(await deliveriesOf(paused)).toEqual([]);
@@ -257,7 +245,7 @@ describe('delivering the events domain’s outbox', () => {
     const attendee = await createUserWithToken(t);
     const registration = registrationOf(await registerFor(t, attendee.token, event));
 
-    await until(() => expect(receiver.at(endpoint.path)).toHaveLength(2));
+    await eventually(() => expect(receiver.at(endpoint.path)).toHaveLength(2));
     const bodies = receiver
       .at(endpoint.path)
       .map((request) => verify(endpoint.secret, request) as { type: string; data: Record<string, string> });
@@ -287,7 +275,7 @@ describe('delivering the events domain’s outbox', () => {
     const committed = registrationEvent('registration.created', organizer.id);
     await emit(committed);
 
-    await until(() => expect(receiver.at(endpoint.path)).toHaveLength(1));
+    await eventually(() => expect(receiver.at(endpoint.path)).toHaveLength(1));
     await barrier();
     expect(receiver.at(endpoint.path).map(subjectOf)).toEqual([toGlobalId('Registration', committed.registrationId!)]);
     const [{ jobs }] = await db.query(
@@ -304,7 +292,7 @@ describe('delivering the events domain’s outbox', () => {
       previous: { secret: oldSecret, expiresAt: new Date(t.clock.now().getTime() + HOUR) },
     });
     await emit(registrationEvent('registration.confirmed', organizer.id));
-    const [during] = await until(() => {
+    const [during] = await eventually(() => {
       expect(receiver.at(endpoint.path)).toHaveLength(1);
       return receiver.at(endpoint.path);
     });
@@ -314,7 +302,7 @@ describe('delivering the events domain’s outbox', () => {
 
     t.clock.advance(HOUR + MINUTE);
     await emit(registrationEvent('registration.confirmed', organizer.id));
-    await until(() => expect(receiver.at(endpoint.path)).toHaveLength(2));
+    await eventually(() => expect(receiver.at(endpoint.path)).toHaveLength(2));
     const after = receiver.at(endpoint.path)[1]!;
     expect(after.headers['webhook-signature']!.split(' ')).toHaveLength(1);
     expect(verify(endpoint.secret, after)).toMatchObject({ type: 'registration.confirmed' });
@@ -371,7 +359,7 @@ describe('an application’s endpoints', () => {
       eventId: randomUUID(),
     };
     await emit(heard.own, heard.organizers, unheard.openIdOnly, unheard.stranger, cancelled, changedElsewhere);
-    await until(() => expect(receiver.at(organizerEndpoint.path).length).toBeGreaterThanOrEqual(5));
+    await eventually(() => expect(receiver.at(organizerEndpoint.path).length).toBeGreaterThanOrEqual(5));
     await barrier();
 
     const mine = new Set([...Object.values(heard), ...Object.values(unheard)].map((e) => toGlobalId('Registration', e.registrationId!)));
@@ -407,7 +395,7 @@ describe('a receiver that fails', () => {
     await emit(events[2]!);
 
     const settled = async (count: number) =>
-      until(async () => {
+      eventually(async () => {
         const deliveries = await deliveriesOf(endpoint);
         expect(deliveries.map((d) => [d.state, d.attempts])).toEqual(Array(3).fill(['scheduled', count]));
         return deliveries;
@@ -423,7 +411,7 @@ describe('a receiver that fails', () => {
     await sleep(1500); // the sweeper looked: nothing is due yet
     expect(receiver.at(endpoint.path)).toHaveLength(3);
     t.clock.advance(6000);
-    await until(() => expect(receiver.at(endpoint.path)).toHaveLength(6));
+    await eventually(() => expect(receiver.at(endpoint.path)).toHaveLength(6));
     await settled(2);
 
     // Down: connections refused.
@@ -433,7 +421,7 @@ describe('a receiver that fails', () => {
     await receiver.up();
     statusOf.delete(endpoint.path);
     t.clock.advance(30 * MINUTE);
-    await until(async () =>
+    await eventually(async () =>
       expect((await deliveriesOf(endpoint)).map((d) => [d.state, d.attempts])).toEqual(Array(3).fill(['succeeded', 4])),
     );
 
@@ -473,7 +461,7 @@ describe('a receiver that fails', () => {
     await emit(registrationEvent('registration.created', organizer.id));
     // 68.6 hours from the first attempt to the ninth: short of the 72 hours that disable an endpoint.
     for (let attempt = 1; attempt <= 9; attempt++) {
-      const [delivery] = await until(async () => {
+      const [delivery] = await eventually(async () => {
         const rows = await deliveriesOf(endpoint);
         expect(rows[0]).toMatchObject({ attempts: attempt, state: attempt < 9 ? 'scheduled' : 'failed' });
         return rows;
@@ -500,7 +488,7 @@ describe('a receiver that fails', () => {
     await emit(registrationEvent('registration.created', organizer.id), registrationEvent('registration.created', organizer.id));
     // Every retry of both fails, on schedule: nine attempts over 68.6 hours, the endpoint still active after them.
     for (let attempt = 1; attempt <= 9; attempt++) {
-      const rows = await until(async () => {
+      const rows = await eventually(async () => {
         const found = await deliveriesOf(endpoint);
         expect(found.map((d) => [d.state, d.attempts])).toEqual(Array(2).fill([attempt < 9 ? 'scheduled' : 'failed', attempt]));
         return found;
@@ -513,19 +501,19 @@ describe('a receiver that fails', () => {
     // 73 hours after the first failure, a new message fails too: failing without a break for more than 72 hours.
     t.clock.advance(firstAt + 73 * HOUR - t.clock.now().getTime());
     await emit(registrationEvent('registration.created', organizer.id));
-    const [disabled] = await until(async () => {
+    const [disabled] = await eventually(async () => {
       const rows = await db.query(`SELECT state, disabled_reason, disabled_at FROM webhook_endpoints WHERE id = $1`, [endpoint.id]);
       expect(rows[0].state).toBe('disabled');
       return rows;
     });
     expect(disabled.disabled_reason).toMatch(/failed for more than 72 hours.*HTTP 500/);
-    await until(async () => {
+    await eventually(async () => {
       for (const delivery of await deliveriesOf(endpoint)) expect(['failed', 'skipped']).toContain(delivery.state);
     });
 
     const disabledMails = (email: string) =>
       smtp.arrivals.filter((a) => a.to.includes(email) && /^Webhook endpoint disabled/.test(a.mail.subject ?? '')).map((a) => a.mail);
-    await until(() => {
+    await eventually(() => {
       expect(disabledMails(owner.email)).toHaveLength(1);
       expect(disabledMails(admin.email)).toHaveLength(1);
     });
@@ -550,17 +538,19 @@ describe('test events and redelivery', () => {
 
     const deliveryId = await t.get(WebhookDispatch).sendTest(working.id);
     const failingId = await t.get(WebhookDispatch).sendTest(broken.id);
-    await until(() => expect(receiver.at(working.path)).toHaveLength(1));
+    await eventually(() => expect(receiver.at(working.path)).toHaveLength(1));
     expect(verify(working.secret, receiver.at(working.path)[0]!)).toEqual({
       type: 'webhook.test',
       timestamp: expect.any(String),
       data: { endpoint_id: working.id, message: expect.stringMatching(/test event/) },
     });
-    await until(async () => expect((await deliveriesOf(working))[0]).toMatchObject({ id: deliveryId, state: 'succeeded', attempts: 1 }));
+    await eventually(async () =>
+      expect((await deliveriesOf(working))[0]).toMatchObject({ id: deliveryId, state: 'succeeded', attempts: 1 }),
+    );
     expect((await attemptsOf(deliveryId)).map((a) => a.trigger)).toEqual(['test']);
 
     // A paused endpoint still gets the test its manager asked for; a failed test is not retried.
-    await until(async () =>
+    await eventually(async () =>
       expect((await deliveriesOf(broken))[0]).toMatchObject({ id: failingId, state: 'failed', attempts: 1, next_attempt_at: null }),
     );
     t.clock.advance(10 * MINUTE);
@@ -578,7 +568,7 @@ describe('test events and redelivery', () => {
     const endpoint = await addEndpoint({ organizerId: organizer.id }, ['registration.created']);
     statusOf.set(endpoint.path, 503);
     await emit(registrationEvent('registration.created', organizer.id));
-    const [waiting] = await until(async () => {
+    const [waiting] = await eventually(async () => {
       const rows = await deliveriesOf(endpoint);
       expect(rows[0]).toMatchObject({ state: 'scheduled', attempts: 1 });
       return rows;
@@ -586,17 +576,17 @@ describe('test events and redelivery', () => {
 
     // Still failing: the delivery waits for its next automatic attempt at the same time as before.
     await t.get(WebhookDispatch).redeliver(waiting!.id);
-    await until(async () => expect((await deliveriesOf(endpoint))[0]).toMatchObject({ state: 'scheduled', attempts: 2 }));
+    await eventually(async () => expect((await deliveriesOf(endpoint))[0]).toMatchObject({ state: 'scheduled', attempts: 2 }));
     expect((await deliveriesOf(endpoint))[0]!.next_attempt_at).toEqual(waiting!.next_attempt_at);
 
     statusOf.delete(endpoint.path);
     await t.get(WebhookDispatch).redeliver(waiting!.id);
-    await until(async () =>
+    await eventually(async () =>
       expect((await deliveriesOf(endpoint))[0]).toMatchObject({ state: 'succeeded', attempts: 3, next_attempt_at: null }),
     );
     // And again, after it succeeded: one more attempt, asked for.
     await t.get(WebhookDispatch).redeliver(waiting!.id);
-    await until(async () => expect((await deliveriesOf(endpoint))[0]).toMatchObject({ state: 'succeeded', attempts: 4 }));
+    await eventually(async () => expect((await deliveriesOf(endpoint))[0]).toMatchObject({ state: 'succeeded', attempts: 4 }));
 
     const requests = receiver.at(endpoint.path);
     expect(requests.map((r) => r.status)).toEqual([503, 503, 200, 200]);
@@ -616,7 +606,7 @@ describe('test events and redelivery', () => {
       sealWebhookSecret('another-secret-key-than-this-servers-0123456789', endpoint.secret),
     ]);
     const deliveryId = await t.get(WebhookDispatch).sendTest(endpoint.id);
-    await until(async () => expect((await deliveriesOf(endpoint))[0]).toMatchObject({ state: 'failed', attempts: 1 }));
+    await eventually(async () => expect((await deliveriesOf(endpoint))[0]).toMatchObject({ state: 'failed', attempts: 1 }));
     expect((await attemptsOf(deliveryId))[0]).toMatchObject({
       outcome: 'failed',
       response_status: null,
@@ -632,7 +622,7 @@ describe('test events and redelivery', () => {
     const data = { events: [registrationEvent('registration.created', organizer.id)] };
     expect(await t.get(WebhookFanOutHandler).fanOut(data, job)).toEqual({ deliveries: 1 });
     expect(await t.get(WebhookFanOutHandler).fanOut(data, { ...job, retryCount: 1 })).toEqual({ deliveries: 0 });
-    await until(() => expect(receiver.at(endpoint.path)).toHaveLength(1));
+    await eventually(() => expect(receiver.at(endpoint.path)).toHaveLength(1));
     await sleep(1500);
     expect(receiver.at(endpoint.path)).toHaveLength(1);
     expect(await deliveriesOf(endpoint)).toHaveLength(1);
@@ -663,7 +653,7 @@ describe('what operators see', () => {
     const organizer = await newOrganizer();
     const endpoint = await addEndpoint({ organizerId: organizer.id }, ['registration.created']);
     const recent = await t.get(WebhookDispatch).sendTest(endpoint.id);
-    await until(async () => expect((await deliveriesOf(endpoint))[0]).toMatchObject({ state: 'succeeded' }));
+    await eventually(async () => expect((await deliveriesOf(endpoint))[0]).toMatchObject({ state: 'succeeded' }));
 
     const purged = await t.get(HousekeepingService).run();
     expect(purged?.webhookMessages).toBe(before);
