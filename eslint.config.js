@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'src/graphql/graphql.schema.ts'] },
+  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'src/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

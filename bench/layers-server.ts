@@ -15,7 +15,7 @@ import { CredentialVerifier } from '../src/auth/credential-verifier.js';
 import type { Principal } from '../src/auth/principal.js';
 import { RequestAuthenticator } from '../src/auth/request-authenticator.js';
 import { hashSecret } from '../src/auth/secret-token.js';
-import type { Clock } from '../src/clock/clock.js';
+import { type Clock, SystemClock } from '../src/clock/clock.js';
 import { AppConfig, loadConfig } from '../src/config/config.schema.js';
 import type { OwnedPool } from '../src/database/owned-pool.js';
 import { CompiledExecution } from '../src/graphql/compiled-execution.js';
@@ -59,8 +59,8 @@ const on = (layer: (typeof LAYERS)[number]) => LAYERS.indexOf(layer) < count;
 const config: AppConfig = loadConfig({ ...process.env });
 const logger = createLogger(config);
 const ownedPool = { openPool: undefined, waitingCount: 0, waits: { onWait: () => undefined } } as unknown as OwnedPool;
-const metrics = new Metrics(config, ownedPool);
-const rateLimits = new RateLimits(config, metrics);
+const metrics = new Metrics(config, ownedPool, new SystemClock());
+const rateLimits = new RateLimits(config, metrics, new SystemClock());
 
 const fastify: FastifyInstance = on(LAYERS[1])
   ? (createHttpAdapter(config, logger).getInstance() as unknown as FastifyInstance)
@@ -91,7 +91,7 @@ if (on(LAYERS[9])) {
         viewer: {
           type: new GraphQLNonNull(user),
           resolve: (_: unknown, __: unknown, { principal }: GraphqlContext) =>
-            principal ? { id: principal.user.id, name: principal.user.name } : CONSTANT_VIEWER,
+            principal?.user ? { id: principal.user.id, name: principal.user.name } : CONSTANT_VIEWER,
         },
       },
     }),

@@ -1,9 +1,12 @@
 // The schema lives beside each feature (src/<feature>/*.graphql). This script merges those files the
-// way the running service does (Nest's loader), then writes two generated files:
-//   schema.graphql               the whole schema, printed: the published contract of API version 1;
-//   src/graphql/graphql.schema.ts TypeScript types of the schema and of every resolver (graphql-codegen:
-//                                typescript + typescript-resolvers, parents mapped to the domain models).
-// `--check` fails when either committed file is not what the feature files generate.
+// way the running service does (Nest's loader), then writes the generated files:
+//   schema.graphql                        the whole schema, printed: the published contract of API version 1;
+//   src/generated/graphql.ts              TypeScript types of the schema (graphql-codegen `typescript`);
+//   src/generated/graphql-resolvers.ts    the type of every resolver (`typescript-resolvers`), parents mapped
+//                                         to the domain models, with the schema's types re-exported.
+// The parent types (`mappers`) may import the schema's types, never the resolvers file, so no generated
+// file is in an import circle (`npm run lint:layers`). `--check` fails when a committed file is not what
+// the feature files generate.
 import { codegen } from '@graphql-codegen/core';
 import * as typescriptPlugin from '@graphql-codegen/typescript';
 import * as resolversPlugin from '@graphql-codegen/typescript-resolvers';
@@ -26,51 +29,68 @@ const printed =
   printSchema(schema) +
   '\n';
 
-/** Each GraphQL object type resolved from a domain model: the type its resolvers receive as parent. */
+/**
+ * Each GraphQL object type resolved from a domain model: the type its resolvers receive as parent. These
+ * files import `src/generated/graphql.ts` at most, never the resolvers file.
+ */
 const mappers = {
-  Organizer: '../events/events.graphql-mappers.js#GqlOrganizer',
-  OrganizerMember: '../events/events.graphql-mappers.js#GqlMember',
-  Event: '../events/events.graphql-mappers.js#GqlEvent',
-  EventConnection: '../events/events.graphql-mappers.js#GqlEventConnection',
-  TicketType: '../events/events.graphql-mappers.js#GqlTicketType',
-  Registration: '../events/events.graphql-mappers.js#GqlRegistration',
-  Attendee: '../events/events.graphql-mappers.js#GqlAttendee',
+  Organizer: '../events/events.graphql-parents.js#GqlOrganizer',
+  OrganizerMember: '../events/events.graphql-parents.js#GqlMember',
+  Event: '../events/events.graphql-parents.js#GqlEvent',
+  EventConnection: '../events/events.graphql-parents.js#GqlEventConnection',
+  TicketType: '../events/events.graphql-parents.js#GqlTicketType',
+  Registration: '../events/events.graphql-parents.js#GqlRegistration',
+  Attendee: '../events/events.graphql-parents.js#GqlAttendee',
   User: '../users/user.model.js#UserProfile',
-  WebhookEndpoint: '../webhooks/webhooks.graphql-mappers.js#GqlWebhookEndpoint',
-  WebhookDelivery: '../webhooks/webhooks.graphql-mappers.js#GqlWebhookDelivery',
+  WebhookEndpoint: '../webhooks/webhooks.graphql-parents.js#GqlWebhookEndpoint',
+  WebhookDelivery: '../webhooks/webhooks.graphql-parents.js#GqlWebhookDelivery',
 };
 
-const typings = await codegen({
+const config = {
+  useTypeImports: true,
+  enumsAsTypes: true,
+  scalars: { DateTime: { input: 'Date', output: 'Date | string' }, ID: { input: 'string', output: 'string' } },
+  avoidOptionals: { field: true, inputValue: false, object: false, defaultValue: false },
+  maybeValue: 'T | null',
+  inputMaybeValue: 'T | null | undefined',
+  emitLegacyCommonJSImports: false,
+};
+const types = await codegen({
   schema: parse(printSchema(schema)),
   documents: [],
-  filename: 'graphql.schema.ts',
-  plugins: [{ typescript: {} }, { 'typescript-resolvers': {} }],
-  pluginMap: { typescript: typescriptPlugin, 'typescript-resolvers': resolversPlugin },
+  filename: 'graphql.ts',
+  plugins: [{ typescript: {} }],
+  pluginMap: { typescript: typescriptPlugin },
+  config,
+});
+const resolvers = await codegen({
+  schema: parse(printSchema(schema)),
+  documents: [],
+  filename: 'graphql-resolvers.ts',
+  plugins: [{ 'typescript-resolvers': {} }],
+  pluginMap: { 'typescript-resolvers': resolversPlugin },
   config: {
-    useTypeImports: true,
-    enumsAsTypes: true,
-    scalars: { DateTime: { input: 'Date', output: 'Date | string' }, ID: { input: 'string', output: 'string' } },
-    avoidOptionals: { field: true, inputValue: false, object: false, defaultValue: false },
-    maybeValue: 'T | null',
-    inputMaybeValue: 'T | null | undefined',
-    contextType: './graphql-context.js#GraphqlContext',
+    ...config,
+    namespacedImportName: 'Types',
+    contextType: '../graphql/graphql-context.js#GraphqlContext',
     mappers,
     mapperTypeSuffix: 'Model',
     makeResolverTypeCallable: true,
     resolverTypeWrapperSignature: 'Promise<T> | T',
-    emitLegacyCommonJSImports: false,
   },
 });
 const header =
   '/* eslint-disable */\n// Generated by `npm run codegen` from src/**/*.graphql; CI fails when this file is stale. Do not edit.\n';
-const generated = await prettier.format(header + typings, {
-  ...(await prettier.resolveConfig(join(root, 'src/x.ts'))),
-  parser: 'typescript',
-});
+const format = async (text) =>
+  prettier.format(header + text, { ...(await prettier.resolveConfig(join(root, 'src/x.ts'))), parser: 'typescript' });
 
 const outputs = [
   [join(root, 'schema.graphql'), printed],
-  [join(root, 'src/graphql/graphql.schema.ts'), generated],
+  [join(root, 'src/generated/graphql.ts'), await format(types)],
+  [
+    join(root, 'src/generated/graphql-resolvers.ts'),
+    await format("import type * as Types from './graphql.js';\nexport type * from './graphql.js';\n" + resolvers),
+  ],
 ];
 if (check) {
   const stale = outputs.filter(([path, text]) => readFileSync(path, 'utf8') !== text).map(([path]) => path.slice(root.length + 1));

@@ -8,7 +8,6 @@ import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { APP_CONFIG } from './config/config.module.js';
 import { AppConfig } from './config/config.schema.js';
-import { protectedResourceMetadataUrl } from './auth/protected-resource.js';
 import { LegacyApiModule } from './legacy-api/legacy-api.module.js';
 import { cookieText } from './errors/header-text.js';
 import { TextBoundaryGuard } from './errors/text-boundary.guard.js';
@@ -92,7 +91,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
   acceptOneClickMultipart(fastify);
   app.get(RequestLoad).attach(fastify);
   fastify.decorateRequest('principal', null);
-  fastify.decorate('protectedResourceMetadataUrl', protectedResourceMetadataUrl(config.baseUrl));
+  fastify.decorate('protectedResourceBase', config.baseUrl);
   app.get(LegacyOpenApi).attach(app, LegacyApiModule, { baseUrl: config.baseUrl, sunset: config.legacyApi.sunset });
   // Global guards run in the order they were added; the modules' (AuthGuard, PageGuard) were added when
   // the application was created, so the text boundary runs after them.

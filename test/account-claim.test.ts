@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { GrantsService } from '../src/oauth/grants.service.js';
-import { LINK_MAIL_LIMITS } from '../src/sessions/sign-in-throttle.js';
+import { GrantsService } from '../src/oauth/consent/grants.service.js';
+import { LINK_MAIL_LIMITS } from '../src/sessions/attempt-throttle.js';
 import { followLink, mailedLink } from './support/account-links.js';
 import { Browser, formFields, signIn } from './support/browser.js';
 import { createUser, TEST_PASSWORD } from './support/fixtures.js';

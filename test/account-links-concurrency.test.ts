@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { LINK_MAIL_LIMITS } from '../src/sessions/sign-in-throttle.js';
+import { LINK_MAIL_LIMITS } from '../src/sessions/attempt-throttle.js';
 import { waitUntil } from './support/mail-flows.js';
 import { Browser, formFields, signIn } from './support/browser.js';
 import { serverUrl } from './support/database.js';
@@ -8,7 +8,7 @@ import { startSmtpServer, type TestSmtpServer } from './support/smtp-server.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
 // The limits on mailed links hold under bursts, across instances: their counts live in the shared
-// sign_in_failures table, each check and its record one transaction under advisory locks. On PostgreSQL
+// counted_attempts table, each check and its record one transaction under advisory locks. On PostgreSQL
 // the requests alternate between two instances on one database; the embedded database opens in one
 // process only, so there they all go to one instance.
 
@@ -38,7 +38,7 @@ const nextHour = () => {
 async function burst(path: string, count: number, form: (n: number) => Record<string, string>, cookie: string): Promise<number[]> {
   return Promise.all(
     Array.from({ length: count }, async (_, n) => {
-      // No Origin header: each instance knows itself by its own BASE_URL (as sign-in-throttle-concurrency does).
+      // No Origin header: each instance knows itself by its own BASE_URL (as attempt-throttle-concurrency does).
       const res = await fetch(`${[first, second][n % 2]!.url}${path}`, {
         method: 'POST',
         redirect: 'manual',

@@ -1,4 +1,4 @@
-import { SIGN_UP_LIMIT } from '../src/sessions/sign-in-throttle.js';
+import { SIGN_UP_LIMIT } from '../src/sessions/attempt-throttle.js';
 import { Browser, formFields } from './support/browser.js';
 import { createUser } from './support/fixtures.js';
 import { startTestApp, TestApp } from './support/test-app.js';

@@ -1,10 +1,11 @@
 import { Secret, TOTP } from 'otpauth';
 import { DataSource } from 'typeorm';
-import { LINK_MAIL_LIMITS } from '../src/sessions/sign-in-throttle.js';
+import { LINK_MAIL_LIMITS } from '../src/sessions/attempt-throttle.js';
 import { TotpService } from '../src/two-factor/totp.service.js';
 import { UsersService } from '../src/users/users.service.js';
 import { followLink, linksIn, mailedLink, mailsTo, securityNoticeJobs } from './support/account-links.js';
 import { Browser, formFields, signIn } from './support/browser.js';
+import { eventually } from './support/eventually.js';
 import { createUser, createUserWithToken, TEST_PASSWORD } from './support/fixtures.js';
 import { graphql, rest } from './support/http.js';
 import { startSmtpServer, type TestSmtpServer } from './support/smtp-server.js';
@@ -403,11 +404,11 @@ describe('sign-up with an address that has an account', () => {
     nextHour();
     const owner = await createUser(t);
     expect((await signUp({ username: unique('copycat'), email: owner.email.toUpperCase() })).status).toBe(303);
-    const [mail] = await (async () => {
-      for (let i = 0; i < 100 && mailsTo(smtp, owner.email, /Someone tried to create/).length === 0; i++)
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      return mailsTo(smtp, owner.email, /Someone tried to create/);
-    })();
+    const [mail] = await eventually(() => {
+      const mails = mailsTo(smtp, owner.email, /Someone tried to create/);
+      expect(mails).not.toHaveLength(0);
+      return mails;
+    }, 10_000);
     expect(mail!.text).toContain(`Your account is @${owner.username}.`);
     expect(mail!.text).toContain('/forgot-password');
   });

@@ -35,7 +35,10 @@ function expectExact401(res: { status: number; text: string; headers: Headers },
 
 describe('anonymous callers', () => {
   it('get 401 with the exact body for an operation with a non-public field', async () => {
-    expectExact401(await graphql(t.url, VIEWER), /^Bearer resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource"$/);
+    expectExact401(
+      await graphql(t.url, VIEWER),
+      /^Bearer scope="api offline_access", resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/graphql"$/,
+    );
   });
 
   it('run operations made only of public fields', async () => {
@@ -70,7 +73,7 @@ describe('anonymous callers', () => {
     const { token } = await createUserWithToken(t);
     for (const param of ['private_token', 'access_token']) {
       const res = await graphql(t.url, VIEWER, { path: `/graphql?${param}=${token}` });
-      expectExact401(res, /^Bearer resource_metadata="[^"]+"$/);
+      expectExact401(res, /^Bearer scope="api offline_access", resource_metadata="[^"]+\/graphql"$/);
     }
   });
 });
@@ -184,7 +187,7 @@ describe('scopes', () => {
     expect(res.status).toBe(403);
     expect(res.text).toBe(JSON.stringify({ message: '403 Forbidden', error: 'insufficient_scope' }));
     expect(res.headers.get('www-authenticate')).toBe(
-      `Bearer error="insufficient_scope", scope="api", resource_metadata="${t.url}/.well-known/oauth-protected-resource"`,
+      `Bearer error="insufficient_scope", scope="api", resource_metadata="${t.url}/.well-known/oauth-protected-resource/graphql"`,
     );
   });
 

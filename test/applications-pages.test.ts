@@ -73,7 +73,11 @@ describe('applications pages', () => {
 
   it.each([
     [{ name: '', redirect_uris: 'https://a.example/cb', scopes: ['api'] }, 'app-name-error', 'Name must be 1 to 100 characters'],
-    [{ name: 'x', redirect_uris: 'http://evil.example/cb', scopes: ['api'] }, 'redirect-uris-error', 'Redirect URIs must use https'],
+    [
+      { name: 'x', redirect_uris: 'http://evil.example/cb', scopes: ['api'] },
+      'redirect-uris-error',
+      'Line 1: Redirect URIs must use https',
+    ],
     [{ name: 'x', redirect_uris: '', scopes: ['api'] }, 'redirect-uris-error', 'Give between 1 and 10 redirect URIs'],
     [{ name: 'x', redirect_uris: 'https://a.example/cb', scopes: [] }, 'scopes-error', 'Choose at least one scope'],
   ])('answer %j with 422 and the message beside the field', async (values, id, message) => {
@@ -203,7 +207,7 @@ describe('editing an application', () => {
     const page = await res.text();
     // Every invalid field at once, each beside its field, with what was typed kept.
     expect(page).toContain('<p class="field-error" id="app-name-error" role="alert">Name must be 1 to 100 characters');
-    expect(page).toContain('<p class="field-error" id="redirect-uris-error" role="alert">Redirect URIs must use https');
+    expect(page).toContain('<p class="field-error" id="redirect-uris-error" role="alert">Line 1: Redirect URIs must use https');
     expect(page).toContain('<p class="field-error" id="scopes-error" role="alert">Choose at least one scope');
     expect(page).toContain('ftp://nope</textarea>');
   });
@@ -311,9 +315,9 @@ describe('public and confidential applications', () => {
     });
     expect(res.status).toBe(422);
     const page = await res.text();
-    expect(page).toContain('<p class="field-error" id="redirect-uris-error" role="alert">Redirect URIs must use https');
+    expect(page).toContain('<p class="field-error" id="redirect-uris-error" role="alert">Line 1: Redirect URIs must use https');
     expect(page).toContain(
-      '<p class="field-error" id="post-logout-redirect-uris-error" role="alert">Redirect URIs must not contain a fragment',
+      '<p class="field-error" id="post-logout-redirect-uris-error" role="alert">Line 1: Redirect URIs must not contain a fragment',
     );
     expect(page).toContain('https://ok.example/bye#frag</textarea>');
     expect(page).toMatch(/value="confidential" checked/);
@@ -327,5 +331,156 @@ describe('public and confidential applications', () => {
     const unknown = await register({ name: 'Odd', client_type: 'spa', redirect_uris: 'https://x.example/cb', scopes: ['api'] });
     expect(unknown.status).toBe(422);
     expect(await unknown.text()).toContain('<p class="field-error" id="client-type-error" role="alert">Choose confidential or public');
+  });
+});
+
+describe("an application's profile: homepage, description and logo", () => {
+  const profile = {
+    description: 'Scans <b>tickets</b> at the door & checks people in.',
+    client_uri: 'https://scanner.example.com/about',
+    logo_uri: 'https://cdn.example.net/scanner/logo.png',
+  };
+
+  /** The registration form with the profile's fields as well. */
+  async function registerWith(values: FormValues & Partial<typeof profile>): Promise<Response> {
+    const body = formBody(await (await browser.get('/applications')).text(), values);
+    for (const name of ['description', 'client_uri', 'logo_uri'] as const) if (values[name] !== undefined) body.set(name, values[name]);
+    return browser.post('/applications', body);
+  }
+
+  it('is shown on the consent page with the owner, escaped, the logo at a fixed size without a referrer, allowed by the CSP', async () => {
+    const res = await registerWith({
+      name: 'Scanner <i>Pro</i>',
+      redirect_uris: 'https://scanner.example.com/cb',
+      scopes: ['openid', 'api'],
+      ...profile,
+    });
+    expect(res.status).toBe(303);
+    const detail = await (await browser.get(res.headers.get('location')!)).text();
+    expect(detail).toContain('Scans &lt;b&gt;tickets&lt;/b&gt; at the door &amp; checks people in.');
+    expect(detail).toContain('<code>https://scanner.example.com/about</code>');
+    expect(detail).toContain('value="https://cdn.example.net/scanner/logo.png"');
+    const clientId = clientIdOf(detail)!;
+
+    // Another user, signed out, follows the application's authorization request.
+    const user = await createUser(t);
+    const visitor = new Browser(t.url);
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: 'https://scanner.example.com/cb',
+      scope: 'openid api',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    });
+    const toSignIn = await visitor.get(`/oauth/authorize?${query}`);
+    expect(toSignIn.status).toBe(302);
+    const signInPage = await (await visitor.get(toSignIn.headers.get('location')!)).text();
+    expect(signInPage).toContain('<h1>Sign in to continue to <span class="app-name">Scanner &lt;i&gt;Pro&lt;/i&gt;</span></h1>');
+    expect(signInPage).toContain('<title>Sign in to continue to Scanner &lt;i&gt;Pro&lt;/i&gt;');
+
+    const returnTo = new URL(toSignIn.headers.get('location')!, t.url).searchParams.get('return_to')!;
+    const consent = (await visitor.follow(await signIn(visitor, user.username, TEST_PASSWORD, returnTo))).res;
+    expect(consent.status).toBe(200);
+    const page = await consent.text();
+    expect(page).toContain(
+      // In a box with the initial behind it, which a logo that cannot load leaves showing (no broken-image icon).
+      '<span class="app-logo-box" aria-hidden="true">S<img class="app-logo" src="https://cdn.example.net/scanner/logo.png" width="48" height="48" alt="" referrerpolicy="no-referrer" decoding="async" data-initial="S" /></span>',
+    );
+    expect(page).toContain(`<p class="app-owner">by Dev Eloper (@${developer.username})</p>`);
+    expect(page).toContain('<p class="app-description">Scans &lt;b&gt;tickets&lt;/b&gt; at the door &amp; checks people in.</p>');
+    expect(page).toContain(
+      '<a href="https://scanner.example.com/about" target="_blank" rel="noopener noreferrer">https://scanner.example.com/about</a>',
+    );
+    expect(page).not.toContain('<b>tickets</b>');
+    const csp = consent.headers.get('content-security-policy')!;
+    expect(csp).toMatch(/(^|;\s*)img-src 'self' data: https:\/\/cdn\.example\.net(;|$)/);
+    // Every other page keeps images to this site.
+    expect((await visitor.get('/')).headers.get('content-security-policy')).toMatch(/(^|;\s*)img-src 'self' data:(;|$)/);
+  });
+
+  it('leaves the consent page as before when an application has no profile', async () => {
+    const res = await register({ name: 'Plain', redirect_uris: 'https://plain.example/cb', scopes: ['openid'] });
+    const clientId = clientIdOf(await (await browser.get(res.headers.get('location')!)).text())!;
+    const consent = await browser.get(
+      `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: 'https://plain.example/cb', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' })}`,
+    );
+    const page = await consent.text();
+    expect(page).not.toContain('<img');
+    expect(page).not.toContain('app-description');
+    expect(page).toContain(`by Dev Eloper (@${developer.username})`);
+    expect(consent.headers.get('content-security-policy')).toMatch(/(^|;\s*)img-src 'self' data:(;|$)/);
+  });
+
+  it.each([
+    ['description', { description: 'x'.repeat(501) }, 'app-description-error', 'Description must be at most 500 characters'],
+    ['client_uri', { client_uri: 'javascript:alert(1)' }, 'app-client-uri-error', 'Homepage URL must use https (http only for localhost)'],
+    [
+      'client_uri',
+      { client_uri: 'http://scanner.example.com/' },
+      'app-client-uri-error',
+      'Homepage URL must use https (http only for localhost)',
+    ],
+    ['client_uri', { client_uri: 'not a url' }, 'app-client-uri-error', 'Homepage URL must be an absolute address starting with https://'],
+    [
+      'client_uri',
+      { client_uri: `https://a.example/${'x'.repeat(490)}` },
+      'app-client-uri-error',
+      'Homepage URL must be at most 500 characters',
+    ],
+    ['logo_uri', { logo_uri: 'http://cdn.example.net/logo.png' }, 'app-logo-uri-error', 'Logo URL must use https'],
+    ['logo_uri', { logo_uri: 'http://localhost/logo.png' }, 'app-logo-uri-error', 'Logo URL must use https'],
+    ['logo_uri', { logo_uri: 'data:image/png;base64,iVBORw0KGgo=' }, 'app-logo-uri-error', 'Logo URL must use https'],
+    ['logo_uri', { logo_uri: 'javascript:alert(1)' }, 'app-logo-uri-error', 'Logo URL must use https'],
+    ['logo_uri', { logo_uri: 'https://user:pw@cdn.example.net/logo.png' }, 'app-logo-uri-error', 'Logo URL must not contain credentials'],
+  ])('refuses a bad %s with 422, the message beside it and the value kept', async (_field, bad, id, message) => {
+    const value = Object.values(bad)[0]!;
+    const res = await registerWith({ name: 'Bad profile', redirect_uris: 'https://bad.example/cb', scopes: ['api'], ...bad });
+    expect(res.status).toBe(422);
+    const page = await res.text();
+    expect(page).toContain(`<p class="field-error" id="${id}" role="alert">${message}`);
+    expect(page).toContain(value.replace(/&/g, '&amp;').replace(/"/g, '&quot;'));
+  });
+
+  it('is changed and cleared from the application page; a homepage on localhost may use http', async () => {
+    const res = await registerWith({ name: 'Changing', redirect_uris: 'https://change.example/cb', scopes: ['api'], ...profile });
+    const id = /^\/applications\/(.+)$/.exec(res.headers.get('location')!)![1]!;
+    const detail = await (await browser.get(`/applications/${id}`)).text();
+    const body = formBody(detail, { name: 'Changing', redirect_uris: 'https://change.example/cb', scopes: ['api'] });
+    body.set('description', 'Now in\r\ntwo lines');
+    body.set('client_uri', 'http://localhost:8080/');
+    body.set('logo_uri', '');
+    const { posted, html: page } = await browser.submit(`/applications/${id}`, body);
+    expect(posted.status).toBe(303);
+    expect(page).toContain('Now in\ntwo lines');
+    expect(page).toContain('<code>http://localhost:8080/</code>');
+    expect(page).not.toContain('cdn.example.net');
+  });
+});
+
+describe('redirect URI errors name their line', () => {
+  it('says which line of the form is wrong, every one of them, counting blank lines', async () => {
+    const res = await register({
+      name: 'Lines',
+      redirect_uris: 'https://ok.example/cb\n\nhttp://evil.example/cb\nhttps://ok.example/two\nhttps://ok.example/cb#frag',
+      scopes: ['api'],
+    });
+    expect(res.status).toBe(422);
+    const page = await res.text();
+    expect(page).toContain(
+      '<p class="field-error" id="redirect-uris-error" role="alert">Line 3: Redirect URIs must use https (http is allowed only for localhost) Line 5: Redirect URIs must not contain a fragment (#)',
+    );
+  });
+});
+
+describe('the sign-in page', () => {
+  it('says where signing in leads: Agora itself, or connecting a device', async () => {
+    const plain = await (await new Browser(t.url).get('/sign-in')).text();
+    expect(plain).toContain('<h1>Sign in to Agora</h1>');
+    const visitor = new Browser(t.url);
+    const toSignIn = await visitor.get('/oauth/device?user_code=BCDF-GHJK');
+    expect(toSignIn.status).toBe(303);
+    const device = await (await visitor.get(toSignIn.headers.get('location')!)).text();
+    expect(device).toContain('<h1>Sign in to connect a device</h1>');
   });
 });

@@ -1,8 +1,8 @@
 import jwt from 'jsonwebtoken';
 import { createPublicKey } from 'node:crypto';
 import { idOfType } from '../src/graphql/global-id.js';
-import { IdTokenService } from '../src/oauth/id-token.service.js';
-import { SigningKeysService } from '../src/oauth/signing-keys.service.js';
+import { IdTokenService } from '../src/oauth/keys/id-token.service.js';
+import { SigningKeysService } from '../src/oauth/keys/signing-keys.service.js';
 import { createUserWithToken } from './support/fixtures.js';
 import { createEvent, createOrganizer, mutate, mutateRaw, registerFor, registrationOf } from './support/events.js';
 import { get, graphql, rest } from './support/http.js';

@@ -1,7 +1,8 @@
+import { jest } from '@jest/globals';
 import { resolve } from 'node:path';
 import { DataSource } from 'typeorm';
 import { AccountLinks } from '../src/account-links/account-links.service.js';
-import { ApplicationsService } from '../src/oauth/applications.service.js';
+import { ApplicationsService } from '../src/oauth/clients/applications.service.js';
 import { UsersService } from '../src/users/users.service.js';
 import { graphql } from './support/http.js';
 import { Browser, signIn } from './support/browser.js';
@@ -13,6 +14,9 @@ const VIEWER = '{ viewer { id name } }';
 
 // The server runs (in this process) while the CLI works on the same database: on the embedded
 // database the CLI has to go through the server's socket, since only one process may open it.
+// Each command is a process that loads the application (seconds each, more on a busy machine), and a
+// test runs up to eight: three minutes a test rather than the suite's one.
+jest.setTimeout(180_000);
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
@@ -555,6 +559,15 @@ describe('administration CLI', () => {
       redirectUris: ['http://127.0.0.1/callback', 'com.example.desktop:/callback'],
       postLogoutRedirectUris: ['http://127.0.0.1/signed-out', 'https://app.example.com/bye'],
       scopes: ['openid', 'profile', 'email', 'api', 'read_api'],
+      tokenEndpointAuthMethod: 'none',
+      idTokenSignedResponseAlg: 'RS256',
+      accessTokenFormat: 'opaque',
+      subjectType: 'public',
+      backchannelLogoutUri: null,
+      backchannelLogoutSessionRequired: false,
+      clientUri: null,
+      logoUri: null,
+      description: null,
       id: expect.any(String),
     });
     expect(created.stdout).not.toMatch(/secret"|agora_ocs_/);
@@ -582,6 +595,52 @@ describe('administration CLI', () => {
     expect(rotate.code).toBe(1);
     expect(rotate.stdout).toBe('');
     expect(rotate.stderr).toBe('agora: --id: A public client has no secret to rotate: it proves itself with PKCE alone\n');
+  });
+
+  it('apps:create takes the token, subject, logout and profile settings, checked as the dashboard checks them, every problem named by its flag', async () => {
+    const owner = await createUser(t);
+    const created = await runCli(
+      t.databaseEnv,
+      ...['apps:create', '--user', owner.username, '--name', 'Full app', '--redirect-uri', 'https://full.example.com/cb'],
+      ...['--client-uri', 'https://full.example.com/', '--logo-uri', 'https://cdn.example.com/full.png', '--description', 'Does it all'],
+      ...['--id-token-signed-response-alg', 'ES256', '--access-token-format', 'jwt', '--subject-type', 'pairwise'],
+      ...['--backchannel-logout-uri', 'https://full.example.com/logout', '--backchannel-logout-session-required'],
+      ...['--token-endpoint-auth-method', 'client_secret_post'],
+    );
+    expect(created.stderr).toBe('');
+    const settings = {
+      tokenEndpointAuthMethod: 'client_secret_post',
+      idTokenSignedResponseAlg: 'ES256',
+      accessTokenFormat: 'jwt',
+      subjectType: 'pairwise',
+      backchannelLogoutUri: 'https://full.example.com/logout',
+      backchannelLogoutSessionRequired: true,
+      clientUri: 'https://full.example.com/',
+      logoUri: 'https://cdn.example.com/full.png',
+      description: 'Does it all',
+    };
+    expect(created.json).toMatchObject({ clientSecret: expect.stringMatching(/^agora_ocs_/), ...settings });
+    expect(await t.get(ApplicationsService).get(created.json.id)).toMatchObject(settings);
+
+    const refused = await runCli(
+      t.databaseEnv,
+      ...['apps:create', '--user', owner.username, '--name', 'Bad app', '--redirect-uri', 'https://a.example.com/cb'],
+      ...['--redirect-uri', 'https://b.example.com/cb', '--subject-type', 'pairwise', '--access-token-format', 'paseto'],
+      ...['--id-token-signed-response-alg', 'HS256', '--logo-uri', 'http://cdn.example.com/x.png'],
+      ...['--backchannel-logout-uri', 'https://a.example.com/logout#x'],
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    const lines = refused.stderr.trimEnd().split('\n');
+    for (const expected of [
+      /^agora: --subject-type: .*one host/,
+      /^agora: --access-token-format: Choose one of opaque, jwt/,
+      /^agora: --id-token-signed-response-alg: Choose one of RS256, ES256, EdDSA/,
+      /^agora: --logo-uri: Logo URL must use https/,
+      /^agora: --backchannel-logout-uri: .*fragment/,
+    ])
+      expect(lines).toContainEqual(expect.stringMatching(expected));
+    expect(await t.get(ApplicationsService).listForOwner(owner.id)).toHaveLength(1);
   });
 
   it('refuses a private-use scheme for a confidential application, with the field it is about', async () => {

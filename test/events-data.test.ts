@@ -1,7 +1,8 @@
 import { DataSource, EntityTarget } from 'typeorm';
 import { AttendeeEntity } from '../src/events/attendee.entity.js';
 import { EventEntity } from '../src/events/event.entity.js';
-import { EventTables, Table } from '../src/events/event-tables.js';
+import { EntityTable } from '../src/database/entity-table.js';
+import { EventTables } from '../src/events/event-tables.js';
 import { OrganizerMemberEntity } from '../src/events/organizer-member.entity.js';
 import { OrganizerEntity } from '../src/events/organizer.entity.js';
 import { RegistrationEntity } from '../src/events/registration.entity.js';
@@ -28,7 +29,7 @@ describe('Events data access: columns from the entities, a request cache the wri
     registrationOf(await registerFor(t, (await createUserWithToken(t)).token, event, 2));
     const dataSource = t.get(DataSource);
     const tables = t.get(EventTables);
-    const cases: [EntityTarget<unknown>, Table<object>][] = [
+    const cases: [EntityTarget<unknown>, EntityTable<object>][] = [
       [OrganizerEntity, tables.organizers],
       [OrganizerMemberEntity, tables.members],
       [EventEntity, tables.events],

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { PURGE_BATCH_SIZE } from '../src/database/batched-purge.js';
 import { HousekeepingService } from '../src/housekeeping/housekeeping.service.js';
-import { ApplicationsService } from '../src/oauth/applications.service.js';
+import { ApplicationsService } from '../src/oauth/clients/applications.service.js';
 import { Browser, signIn } from './support/browser.js';
 import { createUser, TEST_PASSWORD } from './support/fixtures.js';
 import {
@@ -22,7 +22,12 @@ import * as client from 'openid-client';
 let t: TestApp;
 beforeAll(async () => {
   // Every registration here comes from 127.0.0.1: one network, given the whole cap.
-  t = await startTestApp({ OAUTH_DYNAMIC_REGISTRATION: 'true', OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK: '1000' });
+  // A cap of 2,000 (not the default 100,000): the cap test fills it with rows, and the rule is the same.
+  t = await startTestApp({
+    OAUTH_DYNAMIC_REGISTRATION: 'true',
+    OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK: '1000',
+    OAUTH_UNCLAIMED_APPLICATIONS_MAX: '2000',
+  });
 });
 afterAll(() => t.close());
 

@@ -11,13 +11,13 @@ import { startTestApp, TestApp } from './support/test-app.js';
 class ProbeController {
   @Get('private')
   private(@CurrentPrincipal() principal: Principal) {
-    return { user: principal.user.username };
+    return { user: principal.user?.username };
   }
 
   @Get('public')
   @Public()
   public(@CurrentPrincipal() principal: Principal | null) {
-    return { user: principal?.user.username ?? null };
+    return { user: principal?.user?.username ?? null };
   }
 
   @Post('write')
@@ -40,7 +40,9 @@ describe('the global guard on HTTP routes', () => {
     const res = await get(t.url, '/probe/private');
     expect(res.status).toBe(401);
     expect(res.text).toBe(UNAUTHORIZED);
-    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${t.url}/.well-known/oauth-protected-resource"`);
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer scope="api offline_access", resource_metadata="${t.url}/.well-known/oauth-protected-resource"`,
+    );
   });
 
   it('lets anonymous callers reach @Public() routes, which then see no principal', async () => {
@@ -61,7 +63,7 @@ describe('the global guard on HTTP routes', () => {
     expect(res.status).toBe(401);
     expect(res.text).toBe(UNAUTHORIZED);
     expect(res.headers.get('www-authenticate')).toBe(
-      `Bearer error="invalid_token", resource_metadata="${t.url}/.well-known/oauth-protected-resource"`,
+      `Bearer error="invalid_token", scope="api offline_access", resource_metadata="${t.url}/.well-known/oauth-protected-resource"`,
     );
   });
 

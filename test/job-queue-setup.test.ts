@@ -27,6 +27,7 @@ onServer('setting up the job queues', () => {
       expect(rows.map((r) => r.name)).toEqual([
         'account-mail',
         'event-notices',
+        'oidc-backchannel-logout',
         'registration-notices',
         'security-notices',
         'webhook-attempt',

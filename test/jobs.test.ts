@@ -2,6 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { jobKind } from '../src/jobs/job-kind.js';
 import { JobQueue } from '../src/jobs/job-queue.js';
+import { JobsModule } from '../src/jobs/jobs.module.js';
 import { runCli } from './support/processes.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -53,7 +54,10 @@ let recorder: Recorder;
 let jobs: JobQueue;
 
 beforeAll(async () => {
-  t = await startTestApp({ JOBS_RETRY_DELAY_SECONDS: '1', JOBS_RETRY_LIMIT: '2', METRICS_TOKEN }, { providers: [Recorder] });
+  t = await startTestApp(
+    { JOBS_RETRY_DELAY_SECONDS: '1', JOBS_RETRY_LIMIT: '2', METRICS_TOKEN },
+    { imports: [JobsModule], providers: [Recorder] },
+  );
   recorder = t.get(Recorder);
   jobs = t.get(JobQueue);
 });

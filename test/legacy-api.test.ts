@@ -145,7 +145,9 @@ describe('Legacy REST API', () => {
       const anonymous = await call('GET', '/api/user');
       expect(anonymous.status).toBe(401);
       expect(anonymous.text).toBe('{"message":"401 Unauthorized"}');
-      expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${t.url}/.well-known/oauth-protected-resource"`);
+      expect(anonymous.headers.get('www-authenticate')).toBe(
+        `Bearer scope="api offline_access", resource_metadata="${t.url}/.well-known/oauth-protected-resource"`,
+      );
       const both = await rest(t.url, 'GET', '/api/user', { privateToken: owner.token, bearer: owner.token });
       expect(both.status).toBe(401);
     });

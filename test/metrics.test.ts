@@ -154,7 +154,12 @@ describe('/metrics with METRICS_TOKEN', () => {
     expect(valueOf(samples, 'agora_db_pool_max_connections')).toBeGreaterThanOrEqual(1);
     expect(valueOf(samples, 'agora_db_pool_connections')).toBeGreaterThanOrEqual(1);
     expect(samples.some((s) => s.name === 'agora_db_pool_idle_connections')).toBe(true);
-    expect(valueOf(samples, 'agora_db_pool_waiting_requests')).toBe(0);
+    // Requests queued for a connection at the moment of the scrape: the job workers share the pool, so
+    // under load a few may wait (CI saw 2); the gauge is a whole number, never negative.
+    expect(samples.some((s) => s.name === 'agora_db_pool_waiting_requests')).toBe(true);
+    const waiting = valueOf(samples, 'agora_db_pool_waiting_requests');
+    expect(Number.isInteger(waiting)).toBe(true);
+    expect(waiting).toBeGreaterThanOrEqual(0);
     expect(samples.some((s) => s.name === 'nodejs_eventloop_lag_seconds')).toBe(true);
     expect(samples.some((s) => s.name === 'nodejs_eventloop_lag_p99_seconds')).toBe(true);
     expect(samples.some((s) => s.name === 'process_resident_memory_bytes')).toBe(true);

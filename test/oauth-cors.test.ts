@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { RegistrationQuotas1796100000000 } from '../src/database/migrations/1796100000000-registration-quotas.js';
-import { ApplicationsService } from '../src/oauth/applications.service.js';
-import { AuthorizationCodesService } from '../src/oauth/authorization-codes.service.js';
+import { ApplicationsService } from '../src/oauth/clients/applications.service.js';
+import { AuthorizationCodesService } from '../src/oauth/authorize/authorization-codes.service.js';
 import { Browser, formFields, signIn } from './support/browser.js';
 import { createUser, createUserWithToken, TEST_PASSWORD } from './support/fixtures.js';
 import { registerApp, registerPublicApp } from './support/oauth.js';
@@ -39,9 +39,17 @@ const ENDPOINTS: [string, string][] = [
   ['GET', '/oauth/userinfo'],
   ['POST', '/oauth/userinfo'],
   ['POST', '/oauth/revoke'],
-  ['GET', '/.well-known/openid-configuration'],
-  ['GET', '/oauth/discovery/keys'],
   ['POST', '/graphql'],
+];
+
+/** Public documents and registration: any origin, with `*` (never credentials). */
+const PUBLIC_ENDPOINTS: [string, string][] = [
+  ['GET', '/.well-known/openid-configuration'],
+  ['GET', '/.well-known/oauth-authorization-server'],
+  ['GET', '/.well-known/oauth-protected-resource'],
+  ['GET', '/.well-known/oauth-protected-resource/graphql'],
+  ['GET', '/oauth/discovery/keys'],
+  ['POST', '/oauth/register'],
 ];
 
 function call(method: string, path: string, headers: Record<string, string>) {
@@ -70,7 +78,7 @@ describe('CORS for single-page apps (public clients)', () => {
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-origin')).toBe(origin);
     expect(pre.headers.get('access-control-allow-methods')).toContain(method);
-    expect(pre.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type');
+    expect(pre.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Mcp-Protocol-Version, Mcp-Session-Id');
     expect(Number(pre.headers.get('access-control-max-age'))).toBeGreaterThan(0);
     expect(pre.headers.get('access-control-allow-credentials')).toBeNull();
   });
@@ -84,6 +92,34 @@ describe('CORS for single-page apps (public clients)', () => {
     expect(pre.headers.get('access-control-allow-origin')).toBeNull();
     expect(pre.headers.get('access-control-allow-methods')).toBeNull();
   });
+
+  it.each(PUBLIC_ENDPOINTS)(
+    '%s %s: any origin may read it (`*`, no credentials), as a browser-based MCP client must before it registers',
+    async (method, path) => {
+      const origin = 'https://inspector.example';
+      const res = await fetch(`${t.url}${path}`, {
+        method,
+        headers: { origin, 'content-type': 'application/json' },
+        body:
+          method === 'POST'
+            ? JSON.stringify({
+                client_name: 'Browser MCP client',
+                redirect_uris: ['http://localhost:6274/oauth/callback'],
+                token_endpoint_auth_method: 'none',
+              })
+            : undefined,
+      });
+      expect(res.status).toBe(method === 'POST' ? 201 : 200);
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+      const pre = await preflight(path, origin, method);
+      expect(pre.status).toBe(204);
+      expect(pre.headers.get('access-control-allow-origin')).toBe('*');
+      expect(pre.headers.get('access-control-allow-methods')).toBe(method);
+      expect(pre.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Mcp-Protocol-Version, Mcp-Session-Id');
+      expect(pre.headers.get('access-control-allow-credentials')).toBeNull();
+    },
+  );
 
   it('leaves a request without Origin as it was', async () => {
     const res = await fetch(`${t.url}/.well-known/openid-configuration`);

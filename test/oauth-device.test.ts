@@ -1,9 +1,9 @@
 import * as client from 'openid-client';
 import { DataSource } from 'typeorm';
 import { HousekeepingService } from '../src/housekeeping/housekeeping.service.js';
-import { ApplicationsService } from '../src/oauth/applications.service.js';
-import { DeviceCodeGrant } from '../src/oauth/device-code-grant.js';
-import { DEVICE_CODE_LIMITS } from '../src/sessions/sign-in-throttle.js';
+import { ApplicationsService } from '../src/oauth/clients/applications.service.js';
+import { DeviceCodeGrant } from '../src/oauth/token/grants/device-code.grant.js';
+import { DEVICE_CODE_LIMITS } from '../src/sessions/attempt-throttle.js';
 import { Browser, formFields, signIn } from './support/browser.js';
 import { createUser, TEST_PASSWORD } from './support/fixtures.js';
 import { graphql } from './support/http.js';
@@ -149,7 +149,7 @@ describe('the device flow, driven by openid-client', () => {
     const { app } = await newUserAndApp(t);
     const metadata = (await discover(t, app)).serverMetadata();
     expect(metadata.device_authorization_endpoint).toBe(`${t.url}/oauth/device_authorization`);
-    expect(metadata.grant_types_supported).toEqual(['authorization_code', 'refresh_token', GRANT_TYPE]);
+    expect(metadata.grant_types_supported).toEqual(['authorization_code', 'refresh_token', GRANT_TYPE, 'client_credentials']);
   });
 });
 
@@ -317,7 +317,7 @@ describe('polling the token endpoint (RFC 8628 §3.4–3.5)', () => {
     expect(res.body.error).toBe('access_denied');
   });
 
-  it('issues the token once: the device code presented again is invalid_grant', async () => {
+  it('issues the token once: the device code presented again is invalid_grant, and revokes the token it issued', async () => {
     const { user, app } = await newUserAndApp(t);
     const { device_code, user_code } = await startDevice(app, 'api');
     await decide(await signedIn(user), user_code, 'approve');
@@ -330,9 +330,12 @@ describe('polling the token endpoint (RFC 8628 §3.4–3.5)', () => {
     t.clock.advance(5000);
     const second = await poll(app, device_code);
     expect(second.status).toBe(400);
-    expect(second.body).toEqual({ error: 'invalid_grant', error_description: 'The device code was already used' });
-    // The first token still works.
-    expect((await graphql(t.url, '{ viewer { id } }', { bearer: first.body.access_token })).body.data?.viewer).toEqual({ id: user.id });
+    expect(second.body).toEqual({
+      error: 'invalid_grant',
+      error_description: 'The device code was already used; the tokens issued from it are revoked',
+    });
+    // As for a replayed authorization code: the code is in other hands, so what it gave is withdrawn.
+    expect((await graphql(t.url, '{ viewer { id } }', { bearer: first.body.access_token })).status).toBe(401);
   });
 
   it('of 10 concurrent polls of an approved code, exactly one gets a token', async () => {
@@ -350,7 +353,7 @@ describe('polling the token endpoint (RFC 8628 §3.4–3.5)', () => {
     await decide(await signedIn(user), user_code, 'approve');
     const application = (await t.get(ApplicationsService).findByClientId(app.clientId))!;
     const grant = t.get(DeviceCodeGrant);
-    const results = await Promise.allSettled(Array.from({ length: 10 }, () => grant.exchange(application, { device_code })));
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => grant.exchange(application, { device_code }, [])));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const tokens: { n: string }[] = await t
       .get(DataSource)
@@ -416,6 +419,31 @@ describe('the /oauth/device page', () => {
     expect(html).toContain('Read and write all of your data through the API');
     expect(html).toContain('<code>openid</code>');
     expect(consent.headers.get('content-security-policy')).toContain("form-action 'self'");
+  });
+
+  it('shows the application as its owner describes it (logo, owner, description, homepage), as the consent page does', async () => {
+    const owner = await createUser(t, { name: 'Dev Eloper' });
+    const user = await createUser(t);
+    const { application, clientSecret } = await t.get(ApplicationsService).create(owner.id, {
+      name: 'TV app',
+      redirectUris: ['http://localhost:4000/callback'],
+      scopes: ['openid', 'api'],
+      description: 'Shows <your> events on the big screen',
+      clientUri: 'https://tv.example.com/',
+      logoUri: 'https://cdn.example.net/tv/logo.png',
+    });
+    const { user_code } = await startDevice({ clientId: application.clientId, clientSecret }, 'openid api');
+    const browser = new Browser(t.url);
+    await signIn(browser, user.username, TEST_PASSWORD);
+    const consent = await browser.post('/oauth/device', formFields(await (await followLink(browser, user_code)).text()));
+    expect(consent.status).toBe(200);
+    const html = await consent.text();
+    expect(html).toContain('Connect <span class="app-name">TV app</span>');
+    expect(html).toContain('class="app-logo" src="https://cdn.example.net/tv/logo.png" width="48" height="48"');
+    expect(html).toContain('<p class="app-owner">by Dev Eloper (@' + owner.username + ')</p>');
+    expect(html).toContain('<p class="app-description">Shows &lt;your&gt; events on the big screen</p>');
+    expect(html).toContain('<a href="https://tv.example.com/" target="_blank" rel="noopener noreferrer">https://tv.example.com/</a>');
+    expect(consent.headers.get('content-security-policy')).toMatch(/(^|;\s*)img-src 'self' data: https:\/\/cdn\.example\.net(;|$)/);
   });
 
   it('shows a form to enter the code, and finds the code whatever its case and dashes', async () => {

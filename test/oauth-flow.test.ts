@@ -1,6 +1,8 @@
 import * as client from 'openid-client';
 import jwt from 'jsonwebtoken';
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../src/config/config.module.js';
 import { graphql } from './support/http.js';
 import { approveInBrowser, authorizationRequest, discover, newUserAndApp, REDIRECT_URI } from './support/oauth.js';
 import { startTestApp, TestApp } from './support/test-app.js';
@@ -120,22 +122,27 @@ describe('OpenID Connect discovery and keys', () => {
       introspection_endpoint: `${t.url}/oauth/introspect`,
       response_types_supported: ['code'],
       device_authorization_endpoint: `${t.url}/oauth/device_authorization`,
-      grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code', 'client_credentials'],
       code_challenge_methods_supported: ['S256'],
       prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
-      id_token_signing_alg_values_supported: ['RS256'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      id_token_signing_alg_values_supported: ['RS256', 'ES256', 'EdDSA'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
       authorization_response_iss_parameter_supported: true,
     });
   });
 
-  it('publishes public keys only, each with kid, use sig and alg RS256', async () => {
+  it('publishes public keys only, one per algorithm, each with kid, use sig and its alg', async () => {
     const { keys } = (await (await fetch(`${t.url}/oauth/discovery/keys`)).json()) as { keys: Record<string, string>[] };
-    expect(keys.length).toBeGreaterThanOrEqual(1);
-    for (const key of keys) {
-      expect(key).toEqual({ kty: 'RSA', n: expect.any(String), e: 'AQAB', kid: expect.any(String), use: 'sig', alg: 'RS256' });
-      expect(key).not.toHaveProperty('d');
-    }
+    const kid = expect.stringMatching(/^[A-Za-z0-9_-]{43}$/);
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        { kty: 'RSA', n: expect.any(String), e: 'AQAB', kid, use: 'sig', alg: 'RS256' },
+        { kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String), kid, use: 'sig', alg: 'ES256' },
+        { kty: 'OKP', crv: 'Ed25519', x: expect.any(String), kid, use: 'sig', alg: 'EdDSA' },
+      ]),
+    );
+    expect(keys).toHaveLength(3);
+    for (const key of keys) expect(key).not.toHaveProperty('d');
   });
 
   it('keeps verifying an id_token signed before a key rotation, and signs new ones with the new key', async () => {
@@ -149,9 +156,9 @@ describe('OpenID Connect discovery and keys', () => {
     });
     const oldKid = (jwt.decode(before.id_token!, { complete: true })!.header as { kid: string }).kid;
 
-    const { SigningKeysService } = await import('../src/oauth/signing-keys.service.js');
-    const rotated = await t.get(SigningKeysService).rotate();
-    expect(rotated.retired).toBe(oldKid);
+    const { SigningKeysService } = await import('../src/oauth/keys/signing-keys.service.js');
+    const [rotated] = await t.get(SigningKeysService).rotate(['RS256']);
+    expect(rotated).toMatchObject({ alg: 'RS256', retired: oldKid });
 
     const { keys } = (await (await fetch(`${t.url}/oauth/discovery/keys`)).json()) as { keys: (JsonWebKey & { kid: string })[] };
     expect(keys.map((k) => k.kid)).toEqual(expect.arrayContaining([oldKid, rotated.kid]));
@@ -170,7 +177,28 @@ describe('OpenID Connect discovery and keys', () => {
 
     // Once every token the old key signed has expired, it leaves JWKS.
     t.clock.advance(3600_000 + 6 * 60_000);
-    const later = (await (await fetch(`${t.url}/oauth/discovery/keys`)).json()) as { keys: { kid: string }[] };
-    expect(later.keys.map((k) => k.kid)).toEqual([rotated.kid]);
+    const later = (await (await fetch(`${t.url}/oauth/discovery/keys`)).json()) as { keys: { kid: string; alg: string }[] };
+    expect(later.keys.filter((k) => k.alg === 'RS256').map((k) => k.kid)).toEqual([rotated!.kid]);
+  });
+
+  it('signs with the new key on another instance once that instance reads the active key again, a minute later', async () => {
+    const { SigningKeysService } = await import('../src/oauth/keys/signing-keys.service.js');
+    type Keys = ConstructorParameters<typeof SigningKeysService>[0];
+    // Another instance on the same database: the same service with a cache of its own.
+    const dataSource = t.get(DataSource);
+    const elsewhere = new SigningKeysService(
+      dataSource.getRepository('SigningKeyEntity') as Keys,
+      dataSource,
+      t.clock,
+      t.app.get(APP_CONFIG),
+    );
+    const before = (await elsewhere.activeKey()).kid;
+    const [{ kid, retired }] = await t.get(SigningKeysService).rotate(['RS256']);
+    expect(retired).toBe(before);
+    // TestClock runs on from real time, which a slow rotation (an RSA key pair) spends: no boundary to the second.
+    t.clock.advance(30_000);
+    expect((await elsewhere.activeKey()).kid).toBe(before);
+    t.clock.advance(30_000);
+    expect((await elsewhere.activeKey()).kid).toBe(kid);
   });
 });

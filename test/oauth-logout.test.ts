@@ -1,8 +1,8 @@
 import * as client from 'openid-client';
 import jwt from 'jsonwebtoken';
 import { generateKeyPairSync } from 'node:crypto';
-import { ApplicationsService } from '../src/oauth/applications.service.js';
-import { SigningKeysService } from '../src/oauth/signing-keys.service.js';
+import { ApplicationsService } from '../src/oauth/clients/applications.service.js';
+import { SigningKeysService } from '../src/oauth/keys/signing-keys.service.js';
 import { SessionsService } from '../src/sessions/sessions.service.js';
 import type { User } from '../src/users/user.model.js';
 import { Browser, formFields } from './support/browser.js';

@@ -1,6 +1,6 @@
 import { auth, extractWWWAuthenticateParams, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { ApplicationsService } from '../src/oauth/applications.service.js';
+import { ApplicationsService } from '../src/oauth/clients/applications.service.js';
 import type { User } from '../src/users/user.model.js';
 import { createUser } from './support/fixtures.js';
 import { graphql } from './support/http.js';
@@ -85,20 +85,22 @@ describe('an MCP client (@modelcontextprotocol/sdk)', () => {
       body: JSON.stringify({ query: '{ viewer { id } }' }),
     });
     expect(refused.status).toBe(401);
-    const { resourceMetadataUrl } = extractWWWAuthenticateParams(refused);
-    expect(resourceMetadataUrl?.href).toBe(`${t.url}/.well-known/oauth-protected-resource`);
+    // The metadata of /graphql itself (RFC 9728 §3.1), and the scope to ask for, a refresh token included.
+    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(refused);
+    expect(resourceMetadataUrl?.href).toBe(`${t.url}/.well-known/oauth-protected-resource/graphql`);
+    expect(scope).toBe('api offline_access');
 
     const provider = new TestOAuthClientProvider(user);
-    expect(await auth(provider, { serverUrl, resourceMetadataUrl, fetchFn })).toBe('REDIRECT');
+    expect(await auth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn })).toBe('REDIRECT');
     // RFC 9728, then RFC 8414, then RFC 7591.
     expect(requests).toEqual([
-      'GET /.well-known/oauth-protected-resource',
+      'GET /.well-known/oauth-protected-resource/graphql',
       'GET /.well-known/oauth-authorization-server',
       'POST /oauth/register',
     ]);
 
-    // Registered as a public client owned by nobody, with the scopes the resource metadata lists.
-    expect(provider.client).toMatchObject({ token_endpoint_auth_method: 'none', scope: 'api read_api' });
+    // Registered as a public client owned by nobody, with the scope the challenge named.
+    expect(provider.client).toMatchObject({ token_endpoint_auth_method: 'none', scope: 'api offline_access' });
     expect(provider.client).not.toHaveProperty('client_secret');
     const application = (await t.get(ApplicationsService).findByClientId(provider.client!.client_id))!;
     expect(application).toMatchObject({ ownerId: null, clientType: 'public', name: 'MCP test client' });
@@ -107,8 +109,8 @@ describe('an MCP client (@modelcontextprotocol/sdk)', () => {
     const params = provider.authorizationUrl!.searchParams;
     expect(provider.authorizationUrl!.origin + provider.authorizationUrl!.pathname).toBe(`${t.url}/oauth/authorize`);
     expect(params.get('code_challenge_method')).toBe('S256');
-    expect(params.get('resource')).toBe(t.url);
-    expect(params.get('scope')).toBe('api read_api');
+    expect(params.get('resource')).toBe(`${t.url}/graphql`);
+    expect(params.get('scope')).toBe('api offline_access');
 
     const callback = provider.callback!;
     expect(callback.origin + callback.pathname).toBe(provider.redirectUrl);
@@ -123,9 +125,11 @@ describe('an MCP client (@modelcontextprotocol/sdk)', () => {
       code_verifier: provider.verifier,
       redirect_uri: provider.redirectUrl,
       client_id: provider.client!.client_id,
-      resource: t.url,
+      resource: `${t.url}/graphql`,
     });
-    expect(provider.saved).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'api read_api' });
+    expect(provider.saved).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'api offline_access' });
+    // offline_access: a refresh token, so the host need not send the user back to the browser every hour.
+    expect(provider.saved?.refresh_token).toMatch(/^agora_/);
 
     const viewer = await graphql(t.url, '{ viewer { id username } }', { bearer: provider.saved!.access_token });
     expect(viewer.status).toBe(200);

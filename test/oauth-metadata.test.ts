@@ -1,3 +1,4 @@
+import * as oauth from 'oauth4webapi';
 import { createUser, createUserWithToken } from './support/fixtures.js';
 import { graphql, rest } from './support/http.js';
 import { Browser } from './support/browser.js';
@@ -10,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const CLIENT_AUTH = ['client_secret_basic', 'client_secret_post', 'none'];
+const CLIENT_AUTH = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];
+const ASSERTION_ALGS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
 
 /** What RFC 8414 and OpenID Connect Discovery both say, with registration off (the default). */
 function sharedMetadata(base: string) {
@@ -24,11 +26,14 @@ function sharedMetadata(base: string) {
     device_authorization_endpoint: `${base}/oauth/device_authorization`,
     scopes_supported: ['api', 'read_api', 'openid', 'profile', 'email', 'offline_access'],
     response_types_supported: ['code'],
-    response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+    response_modes_supported: ['query', 'form_post'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code', 'client_credentials'],
     token_endpoint_auth_methods_supported: CLIENT_AUTH,
+    token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
     revocation_endpoint_auth_methods_supported: CLIENT_AUTH,
+    revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
     introspection_endpoint_auth_methods_supported: CLIENT_AUTH,
+    introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
   };
@@ -57,8 +62,8 @@ describe('authorization server metadata', () => {
       ...sharedMetadata(t.url),
       userinfo_endpoint: `${t.url}/oauth/userinfo`,
       end_session_endpoint: `${t.url}/oauth/logout`,
-      subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: ['RS256'],
+      subject_types_supported: ['public', 'pairwise'],
+      id_token_signing_alg_values_supported: ['RS256', 'ES256', 'EdDSA'],
       claims_supported: [
         'iss',
         'sub',
@@ -69,6 +74,7 @@ describe('authorization server metadata', () => {
         'nonce',
         'amr',
         'acr',
+        'sid',
         'name',
         'preferred_username',
         'email',
@@ -79,6 +85,8 @@ describe('authorization server metadata', () => {
       request_parameter_supported: false,
       request_uri_parameter_supported: false,
       claims_parameter_supported: false,
+      backchannel_logout_supported: true,
+      backchannel_logout_session_supported: true,
     });
   });
 
@@ -103,45 +111,65 @@ describe('authorization server metadata', () => {
 });
 
 describe('protected resource metadata (RFC 9728)', () => {
-  it('describes the API and points at this issuer', async () => {
+  const graphqlMetadata = () => `${t.url}/.well-known/oauth-protected-resource/graphql`;
+
+  it('describes the API as a whole and points at this issuer', async () => {
     const res = await json('/.well-known/oauth-protected-resource');
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('public, max-age=300');
     expect(res.body).toEqual({
       resource: t.url,
       authorization_servers: [t.url],
-      scopes_supported: ['api', 'read_api'],
+      scopes_supported: ['api', 'read_api', 'offline_access'],
       bearer_methods_supported: ['header'],
       resource_name: 'Agora API',
       resource_documentation: `${t.url}/explorer`,
     });
   });
 
-  it('is named in WWW-Authenticate on every 401 and 403 of /graphql, with the contract bodies', async () => {
+  it('describes /graphql at the path-inserted address, its resource exactly the address a client calls (§3.1, §3.3)', async () => {
+    const res = await json('/.well-known/oauth-protected-resource/graphql');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      resource: `${t.url}/graphql`,
+      authorization_servers: [t.url],
+      scopes_supported: ['api', 'read_api', 'offline_access'],
+      bearer_methods_supported: ['header'],
+      resource_name: 'Agora API (/graphql)',
+      resource_documentation: `${t.url}/explorer`,
+    });
+    for (const unknown of ['/.well-known/oauth-protected-resource/nothing', '/.well-known/oauth-protected-resource/api']) {
+      expect((await json(unknown)).status).toBe(404);
+    }
+  });
+
+  it('is named in WWW-Authenticate on every 401 and 403 of /graphql (its own document), with the scope to ask for and the contract bodies', async () => {
     const anonymous = await graphql(t.url, '{ viewer { id } }');
     expect(anonymous.status).toBe(401);
     expect(anonymous.text).toBe('{"message":"401 Unauthorized"}');
-    expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${resourceMetadata()}"`);
+    expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer scope="api offline_access", resource_metadata="${graphqlMetadata()}"`);
 
     const invalid = await graphql(t.url, '{ viewer { id } }', { bearer: 'agora_oat_not-a-token' });
     expect(invalid.status).toBe(401);
     expect(invalid.text).toBe('{"message":"401 Unauthorized"}');
-    expect(invalid.headers.get('www-authenticate')).toBe(`Bearer error="invalid_token", resource_metadata="${resourceMetadata()}"`);
+    expect(invalid.headers.get('www-authenticate')).toBe(
+      `Bearer error="invalid_token", scope="api offline_access", resource_metadata="${graphqlMetadata()}"`,
+    );
 
     const { token } = await createUserWithToken(t, ['read_api']);
     const forbidden = await graphql(t.url, 'mutation { updateViewerProfile(input: { name: "x" }) { user { id } } }', { bearer: token });
     expect(forbidden.status).toBe(403);
     expect(forbidden.body).toEqual({ message: '403 Forbidden', error: 'insufficient_scope' });
     expect(forbidden.headers.get('www-authenticate')).toBe(
-      `Bearer error="insufficient_scope", scope="api", resource_metadata="${resourceMetadata()}"`,
+      `Bearer error="insufficient_scope", scope="api", resource_metadata="${graphqlMetadata()}"`,
     );
   });
 
-  it('is named in WWW-Authenticate on the REST API too', async () => {
+  it('names the API’s document on the REST API, and no scope on UserInfo (an OpenID Connect endpoint)', async () => {
     const anonymous = await rest(t.url, 'GET', '/api/user');
     expect(anonymous.status).toBe(401);
     expect(anonymous.text).toBe('{"message":"401 Unauthorized"}');
-    expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${resourceMetadata()}"`);
+    expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer scope="api offline_access", resource_metadata="${resourceMetadata()}"`);
 
     const { token } = await createUserWithToken(t, ['read_api']);
     const forbidden = await rest(t.url, 'POST', '/api/organizers', { bearer: token, body: { slug: 'meta-ro', name: 'Read only' } });
@@ -150,16 +178,30 @@ describe('protected resource metadata (RFC 9728)', () => {
     expect(forbidden.headers.get('www-authenticate')).toBe(
       `Bearer error="insufficient_scope", scope="api", resource_metadata="${resourceMetadata()}"`,
     );
+
+    const userinfo = await fetch(`${t.url}/oauth/userinfo`);
+    expect(userinfo.status).toBe(401);
+    expect(userinfo.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${resourceMetadata()}"`);
   });
 
-  it('leads a client from a 401 to the authorization server metadata', async () => {
+  it('leads a client from a 401 of /graphql to the authorization server metadata, through a document for /graphql', async () => {
     const challenge = (await graphql(t.url, '{ viewer { id } }')).headers.get('www-authenticate')!;
     const url = /resource_metadata="([^"]+)"/.exec(challenge)![1]!;
     const resource = (await (await fetch(url)).json()) as { resource: string; authorization_servers: string[] };
+    expect(resource.resource).toBe(`${t.url}/graphql`);
     const [issuer] = resource.authorization_servers;
     const metadata = (await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
     expect(metadata.issuer).toBe(issuer);
-    expect(new URL(`${t.url}/graphql`).href.startsWith(resource.resource)).toBe(true);
+  });
+
+  it('passes oauth4webapi’s strict discovery (RFC 9728 §3.3) for the API and for /graphql', async () => {
+    for (const resource of [t.url, `${t.url}/graphql`]) {
+      const response = await oauth.resourceDiscoveryRequest(new URL(resource), { [oauth.allowInsecureRequests]: true });
+      const metadata = await oauth.processResourceDiscoveryResponse(new URL(resource), response);
+      expect(metadata.resource).toBe(resource);
+      expect(metadata.authorization_servers).toEqual([t.url]);
+      expect(metadata.scopes_supported).toContain('offline_access');
+    }
   });
 });
 

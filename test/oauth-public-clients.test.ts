@@ -4,7 +4,7 @@ import { createUser } from './support/fixtures.js';
 import { Browser } from './support/browser.js';
 import { approveInBrowser, discoverPublic, registerApp, registerPublicApp, unknownCodeError } from './support/oauth.js';
 import { startTestApp, TestApp } from './support/test-app.js';
-import { ApplicationsService } from '../src/oauth/applications.service.js';
+import { ApplicationsService } from '../src/oauth/clients/applications.service.js';
 
 let t: TestApp;
 beforeAll(async () => {

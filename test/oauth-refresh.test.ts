@@ -1,8 +1,8 @@
 import * as client from 'openid-client';
 import { DataSource } from 'typeorm';
 import { HousekeepingService } from '../src/housekeeping/housekeeping.service.js';
-import { ApplicationsService } from '../src/oauth/applications.service.js';
-import { RefreshTokensService } from '../src/oauth/refresh-tokens.service.js';
+import { ApplicationsService } from '../src/oauth/clients/applications.service.js';
+import { RefreshTokensService } from '../src/oauth/tokens/refresh-tokens.service.js';
 import { UsersService } from '../src/users/users.service.js';
 import type { User } from '../src/users/user.model.js';
 import { Browser, signIn } from './support/browser.js';
@@ -152,7 +152,12 @@ describe('issuing a refresh token', () => {
 
   it('announces refresh_token and offline_access in discovery', async () => {
     const doc = (await (await fetch(`${t.url}/.well-known/openid-configuration`)).json()) as Record<string, string[]>;
-    expect(doc.grant_types_supported).toEqual(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']);
+    expect(doc.grant_types_supported).toEqual([
+      'authorization_code',
+      'refresh_token',
+      'urn:ietf:params:oauth:grant-type:device_code',
+      'client_credentials',
+    ]);
     expect(doc.scopes_supported).toContain('offline_access');
   });
 });

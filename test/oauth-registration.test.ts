@@ -1,7 +1,7 @@
 import * as client from 'openid-client';
 import { DataSource } from 'typeorm';
 import { HousekeepingService } from '../src/housekeeping/housekeeping.service.js';
-import { ApplicationsService } from '../src/oauth/applications.service.js';
+import { ApplicationsService } from '../src/oauth/clients/applications.service.js';
 import { Browser, formFields, signIn } from './support/browser.js';
 import { createUser, TEST_PASSWORD } from './support/fixtures.js';
 import { graphql } from './support/http.js';
@@ -57,8 +57,11 @@ describe('dynamic client registration (RFC 7591), on', () => {
       grant_types: ['authorization_code'],
       response_types: ['code'],
       scope: 'openid read_api',
-      // Unknown and unsupported metadata is ignored (RFC 7591 §2), and not echoed.
+      // The profile is kept and echoed.
       logo_uri: 'https://cli.example/logo.png',
+      client_uri: 'https://cli.example/',
+      client_description: 'Syncs your <events> to a calendar',
+      // Unknown and unsupported metadata is ignored (RFC 7591 §2), and not echoed.
       software_id: 'cli',
       jwks: { keys: [] },
       something_else: [1, 2, 3],
@@ -68,13 +71,21 @@ describe('dynamic client registration (RFC 7591), on', () => {
     expect(res.body).toEqual({
       client_id: expect.stringMatching(/^[0-9a-f]{40}$/),
       client_id_issued_at: expect.any(Number),
+      registration_access_token: expect.stringMatching(/^agora_rat_/),
+      registration_client_uri: `${t.url}/oauth/register/${res.body.client_id}`,
       client_name: 'My CLI',
       redirect_uris: ['http://127.0.0.1/callback', 'com.example.cli:/oauth'],
       post_logout_redirect_uris: [],
+      logo_uri: 'https://cli.example/logo.png',
+      client_uri: 'https://cli.example/',
+      client_description: 'Syncs your <events> to a calendar',
       grant_types: ['authorization_code'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
       scope: 'openid read_api',
+      id_token_signed_response_alg: 'RS256',
+      access_token_format: 'opaque',
+      subject_type: 'public',
     });
     expect(Math.abs(res.body.client_id_issued_at - Date.now() / 1000)).toBeLessThan(60);
     const application = (await t.get(ApplicationsService).findByClientId(res.body.client_id))!;
@@ -89,6 +100,8 @@ describe('dynamic client registration (RFC 7591), on', () => {
       client_secret: expect.stringMatching(/^agora_ocs_/),
       client_secret_expires_at: 0,
       client_id_issued_at: expect.any(Number),
+      registration_access_token: expect.stringMatching(/^agora_rat_/),
+      registration_client_uri: `${t.url}/oauth/register/${res.body.client_id}`,
       client_name: 'Unnamed application',
       redirect_uris: ['https://app.example/cb'],
       post_logout_redirect_uris: [],
@@ -96,6 +109,9 @@ describe('dynamic client registration (RFC 7591), on', () => {
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_basic',
       scope: 'openid api',
+      id_token_signed_response_alg: 'RS256',
+      access_token_format: 'opaque',
+      subject_type: 'public',
     });
     const applications = t.get(ApplicationsService);
     expect(await applications.authenticate(res.body.client_id, res.body.client_secret)).toMatchObject({ ownerId: null });
@@ -185,13 +201,14 @@ describe('registration refuses bad metadata with a 400 in RFC 7591 words, never 
   });
 
   it.each([
-    ['an unknown grant type', { ...valid, grant_types: ['client_credentials'] }],
+    ['client_credentials (service accounts only)', { ...valid, grant_types: ['authorization_code', 'client_credentials'] }],
+    ['an unknown grant type', { ...valid, grant_types: ['authorization_code', 'urn:example:grant'] }],
     ['the password grant', { ...valid, grant_types: ['authorization_code', 'password'] }],
     ['grant_types as a string', { ...valid, grant_types: 'authorization_code' }],
     ['response_type token', { ...valid, response_types: ['token'] }],
     ['response types of numbers', { ...valid, response_types: [1] }],
     ['a code response without the code grant', { ...valid, grant_types: [], response_types: ['code'] }],
-    ['an unsupported authentication method', { ...valid, token_endpoint_auth_method: 'private_key_jwt' }],
+    ['an unsupported authentication method', { ...valid, token_endpoint_auth_method: 'client_secret_jwt' }],
     ['an authentication method that is no string', { ...valid, token_endpoint_auth_method: ['none'] }],
     ['an inherited property name as method', { ...valid, token_endpoint_auth_method: 'toString' }],
     ['an unknown scope', { ...valid, scope: 'openid admin' }],
@@ -206,6 +223,33 @@ describe('registration refuses bad metadata with a 400 in RFC 7591 words, never 
     ['a JSON string', 'x'],
   ])('%s: invalid_client_metadata', async (_name, body) => {
     expectRefused(await register(body === 'x' ? '"x"' : body), 'invalid_client_metadata');
+  });
+
+  it.each([
+    ['a logo over http', { logo_uri: 'http://app.example/logo.png' }, 'logo_uri: Logo URL must use https'],
+    ['a data: logo', { logo_uri: 'data:image/svg+xml,<svg/>' }, 'logo_uri: Logo URL must use https'],
+    ['a logo with credentials', { logo_uri: 'https://u:p@app.example/logo.png' }, 'logo_uri: Logo URL must not contain credentials'],
+    ['a javascript: homepage', { client_uri: 'javascript:alert(1)' }, 'client_uri: Homepage URL must use https (http only for localhost)'],
+    ['a relative homepage', { client_uri: '/home' }, 'client_uri: Homepage URL must be an absolute address starting with https://'],
+    [
+      'a homepage too long',
+      { client_uri: `https://app.example/${'x'.repeat(490)}` },
+      'client_uri: Homepage URL must be at most 500 characters',
+    ],
+    ['a description too long', { client_description: 'x'.repeat(501) }, 'client_description: Description must be at most 500 characters'],
+    ['a logo_uri that is no string', { logo_uri: 5 }, 'logo_uri must be a string'],
+  ])('%s: invalid_client_metadata naming the member', async (_name, profile, description) => {
+    const res = await register({ ...valid, ...profile });
+    expectRefused(res, 'invalid_client_metadata');
+    expect(res.body.error_description).toBe(description);
+  });
+
+  it('names the index of each bad redirect URI in the array', async () => {
+    const res = await register({ redirect_uris: ['https://app.example/cb', 'http://app.example/cb', 'https://app.example/cb#x'] });
+    expectRefused(res, 'invalid_redirect_uri');
+    expect(res.body.error_description).toBe(
+      'redirect_uris[1]: Redirect URIs must use https (http is allowed only for localhost); redirect_uris[2]: Redirect URIs must not contain a fragment (#)',
+    );
   });
 
   it('refuses a body that is not JSON, or not sent as JSON', async () => {

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import * as client from 'openid-client';
 import { DataSource } from 'typeorm';
 import { hashSecret } from '../src/auth/secret-token.js';
-import type { AuthMethod } from '../src/sessions/authentication-methods.js';
+import type { AuthMethod } from '../src/auth/authentication-methods.js';
 import { SessionsService } from '../src/sessions/sessions.service.js';
 import type { User } from '../src/users/user.model.js';
 import { Browser, formFields, signIn } from './support/browser.js';

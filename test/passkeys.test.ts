@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { HousekeepingService } from '../src/housekeeping/housekeeping.service.js';
-import { PASSKEY_LIMITS } from '../src/sessions/sign-in-throttle.js';
+import { PASSKEY_LIMITS } from '../src/sessions/attempt-throttle.js';
 import { RECENT_SIGN_IN_MS } from '../src/passkeys/passkey-settings.controller.js';
 import { MAX_PASSKEYS } from '../src/passkeys/passkeys.service.js';
 import { Browser, formFields, signIn } from './support/browser.js';

@@ -29,8 +29,6 @@ function budgetOf(res: Pick<ApiResponse, 'headers'>): Budget {
   return { limit: read('limit'), remaining: read('remaining'), used: read('used'), reset: read('reset') };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('API rate limits (in memory, one instance)', () => {
   let t: TestApp;
 
@@ -48,8 +46,8 @@ describe('API rate limits (in memory, one instance)', () => {
   });
   afterAll(() => t.close());
 
-  /** Waits for a fresh window, so that each test starts with whole budgets. */
-  beforeEach(() => sleep(3100));
+  /** Moves the clock past the window, so that each test starts with whole budgets. */
+  beforeEach(() => t.clock.advance(3100));
 
   it('charges anonymous GraphQL and REST requests to one budget per address, then answers 429 with Retry-After in each shape', async () => {
     const responses = [
@@ -68,8 +66,8 @@ describe('API rate limits (in memory, one instance)', () => {
     expect(first).toEqual({ budget: 'ADDRESS', limit: 5, cost: 1, used: 1, remaining: 4, resetAt: expect.any(String) });
     const reset = budgetOf(responses[0]!).reset;
     expect(Math.ceil(Date.parse(first.resetAt) / 1000)).toBe(reset);
-    expect(reset * 1000 - Date.now()).toBeGreaterThan(0);
-    expect(reset * 1000 - Date.now()).toBeLessThanOrEqual(3000 + 1000);
+    expect(reset * 1000 - t.clock.now().getTime()).toBeGreaterThan(0);
+    expect(reset * 1000 - t.clock.now().getTime()).toBeLessThanOrEqual(3000 + 1000);
 
     const refusedGraphql = await graphql(t.url, '{ __typename }');
     expect(refusedGraphql.status).toBe(429);
@@ -91,7 +89,7 @@ describe('API rate limits (in memory, one instance)', () => {
   it('gives the budget back whole when the window ends', async () => {
     for (let i = 0; i < 5; i++) expect((await get(t.url, '/api/events')).status).toBe(200);
     expect((await get(t.url, '/api/events')).status).toBe(429);
-    await sleep(3100);
+    t.clock.advance(3100);
     const again = await get(t.url, '/api/events');
     expect(again.status).toBe(200);
     expect(budgetOf(again)).toMatchObject({ limit: 5, remaining: 4, used: 1 });

@@ -1,4 +1,4 @@
-import { ApplicationsService } from '../src/oauth/applications.service.js';
+import { ApplicationsService } from '../src/oauth/clients/applications.service.js';
 import { PersonalTokensService } from '../src/personal-tokens/personal-tokens.service.js';
 import { UsersService } from '../src/users/users.service.js';
 import { serverUrl } from './support/database.js';

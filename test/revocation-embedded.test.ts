@@ -52,9 +52,16 @@ onEmbedded('revocation on the embedded database, with the credential cache on', 
     return seen;
   }
 
-  /** Accepted from memory: no statement on the token's table (a suspended cache would read it). */
+  /**
+   * Accepted from memory: no read of the token's table (a suspended cache would read it). The
+   * `last_used_at` touch is left out: the request before may have started it without waiting for it,
+   * so under load it ran while this one was watched.
+   */
   async function expectCachedAcceptance(token: string): Promise<void> {
-    expect(await statementsOn('personal_access_tokens', async () => expect(await viewerStatus(token)).toBe(200))).toEqual([]);
+    const reads = (await statementsOn('personal_access_tokens', async () => expect(await viewerStatus(token)).toBe(200))).filter(
+      (sql) => !/^UPDATE personal_access_tokens SET last_used_at/.test(sql),
+    );
+    expect(reads).toEqual([]);
   }
 
   const exchange = (clientId: string, clientSecret: string) => unknownCodeError(t.url, clientId, clientSecret);
@@ -62,7 +69,7 @@ onEmbedded('revocation on the embedded database, with the credential cache on', 
   it('answers a personal token and an OAuth client it has verified from memory, without reading them again', async () => {
     const { token } = await createUserWithToken(t);
     expect(await statementsOn('personal_access_tokens', () => viewerStatus(token))).not.toEqual([]);
-    expect(await statementsOn('personal_access_tokens', async () => expect(await viewerStatus(token)).toBe(200))).toEqual([]);
+    await expectCachedAcceptance(token);
 
     const client = await registerApp(t, (await createUser(t)).id);
     expect(await exchange(client.clientId, client.clientSecret)).toBe('invalid_grant');
@@ -134,7 +141,7 @@ onEmbedded('revocation on the embedded database, with the credential cache on', 
       // Listening again, and caching again.
       const next = await createUserWithToken(t);
       expect(await viewerStatus(next.token)).toBe(200);
-      expect(await statementsOn('personal_access_tokens', () => viewerStatus(next.token))).toEqual([]);
+      await expectCachedAcceptance(next.token);
       await operator.query(revokeSql, [next.tokenId]);
       expect(await viewerStatus(next.token)).toBe(401);
     }
@@ -169,7 +176,9 @@ onEmbedded('revocation on the embedded database, with the credential cache on', 
     };
     try {
       const status = viewerStatus(token);
-      await Promise.race([readsToken, status]);
+      // Or two seconds: a request that must first open a connection (the pool's idle one closed under
+      // load) waits before any statement is logged, and the engine opens none while the transaction is open.
+      await Promise.race([readsToken, status, new Promise((resolve) => setTimeout(resolve, 2000))]);
       await operator.query('COMMIT');
       expect(await status).toBe(401);
     } finally {

@@ -3,6 +3,7 @@ import { PATH_METADATA, METHOD_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/com
 import { RequestMethod } from '@nestjs/common';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { DiscoveryService } from '@nestjs/core';
+import { GraphQLSchemaHost } from '@nestjs/graphql';
 import {
   ACCEPTS_SESSION_CREDENTIAL,
   IGNORES_CREDENTIALS,
@@ -10,6 +11,9 @@ import {
   OWN_AUTHENTICATION,
   REQUIRED_SCOPES,
 } from '../src/auth/public.decorator.js';
+import { requiredScopes } from '../src/graphql/operation-policy.plugin.js';
+import { PublicFieldsRegistry } from '../src/graphql/public-fields.registry.js';
+import { rootFieldsOf } from '../src/graphql/root-resolvers.js';
 import { view } from '../src/web/page-result.js';
 import { IS_ANONYMOUS_PAGE, IS_CROSS_SITE_FORM, IS_PAGES, Pages } from '../src/web/pages.decorator.js';
 import { Browser, formFields, signIn } from './support/browser.js';
@@ -77,7 +81,12 @@ function inventory(): string[] {
       let access: string;
       if (has(IS_PAGES, targets)) {
         const unsafe = !['GET', 'HEAD'].includes(method);
-        const csrf = has(IS_CROSS_SITE_FORM, targets) ? ' cross-site-form (no csrf)' : ' +csrf';
+        const crossSite = has(IS_CROSS_SITE_FORM, targets) as boolean | string[] | undefined;
+        const csrf = Array.isArray(crossSite)
+          ? ` cross-site-form (+csrf with ${crossSite.join('|')})`
+          : crossSite
+            ? ' cross-site-form (no csrf)'
+            : ' +csrf';
         access = `page ${has(IS_ANONYMOUS_PAGE, targets) ? 'anyone' : 'signed-in'}${unsafe ? csrf : ''}`;
         const writesResponse = Object.keys((Reflect.getMetadata(ROUTE_ARGS_METADATA, type, name) ?? {}) as object).some((key) =>
           [RouteParamtypes.RESPONSE, RouteParamtypes.NEXT].includes(Number(key.split(':')[0])),
@@ -97,6 +106,22 @@ function inventory(): string[] {
   return rows.sort();
 }
 
+/**
+ * Every GraphQL root field (Query, Mutation, Subscription) with who may call it, as the operation policy
+ * decides (OperationPolicyPlugin): anonymous callers only on @Public() fields, tokens only with the scope
+ * of the operation type, public fields included. A field no resolver binds declares nothing: UNDECLARED.
+ */
+function graphqlInventory(): string[] {
+  const publicFields = t.get(PublicFieldsRegistry);
+  return rootFieldsOf(t.get(GraphQLSchemaHost).schema)
+    .map(({ type, field, resolved }) => {
+      const token = `token scopes:${requiredScopes(type).join('|')}`;
+      const access = !resolved ? 'UNDECLARED (no resolver)' : publicFields.isPublic(type, field) ? `public, or ${token}` : token;
+      return `${type.padEnd(12)} ${field.padEnd(36)} ${access}`;
+    })
+    .sort();
+}
+
 describe('route inventory', () => {
   it('lists every route with its authentication and CSRF declaration (a change here is a change in who may call what)', () => {
     expect(inventory()).toMatchSnapshot();
@@ -104,6 +129,16 @@ describe('route inventory', () => {
 
   it('has no page handler that writes the response itself', () => {
     expect(inventory().filter((row) => row.includes('WRITES-RESPONSE'))).toEqual([]);
+  });
+
+  it('lists every GraphQL root field with its access declaration (a change here is a change in who may call what)', () => {
+    expect(graphqlInventory()).toMatchSnapshot();
+  });
+
+  it('has a declaration for every GraphQL root field: a resolver, public or behind a scope', () => {
+    const rows = graphqlInventory();
+    expect(rows.length).toBe(rootFieldsOf(t.get(GraphQLSchemaHost).schema).length);
+    expect(rows.filter((row) => row.includes('UNDECLARED'))).toEqual([]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { SecurityNotices } from '../src/security-notices/security-notices.js';
-import { LINK_MAIL_LIMITS } from '../src/sessions/sign-in-throttle.js';
+import { LINK_MAIL_LIMITS } from '../src/sessions/attempt-throttle.js';
 import { UsersService } from '../src/users/users.service.js';
 import { Browser, formFields, signIn } from './support/browser.js';
 import { createUser, TEST_PASSWORD } from './support/fixtures.js';

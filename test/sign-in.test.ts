@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { SIGN_IN_LIMITS } from '../src/sessions/sign-in-throttle.js';
+import { SIGN_IN_LIMITS } from '../src/sessions/attempt-throttle.js';
 import { Browser, signIn } from './support/browser.js';
 import { createUser, TEST_PASSWORD } from './support/fixtures.js';
 import { startTestApp, TestApp } from './support/test-app.js';
@@ -65,7 +65,7 @@ describe('sign-in throttling', () => {
 
   it('stores failures without the login or the address in clear', async () => {
     await signIn(new Browser(t.url), 'someone-specific', 'wrong-password-guess');
-    const dump = JSON.stringify(await t.get(DataSource).query('SELECT subject FROM sign_in_failures'));
+    const dump = JSON.stringify(await t.get(DataSource).query('SELECT subject FROM counted_attempts'));
     expect(dump).not.toContain('someone-specific');
     expect(dump).not.toContain('127.0.0.1');
   });

@@ -3,7 +3,7 @@ import { Secret, TOTP } from 'otpauth';
 import { DataSource } from 'typeorm';
 import { SessionsService } from '../src/sessions/sessions.service.js';
 import { PENDING_SIGN_IN_MAX_FAILURES, PENDING_SIGN_IN_TTL_MS } from '../src/sessions/sign-in-steps.js';
-import { SECOND_STEP_LIMITS } from '../src/sessions/sign-in-throttle.js';
+import { SECOND_STEP_LIMITS } from '../src/sessions/attempt-throttle.js';
 import { TotpService } from '../src/two-factor/totp.service.js';
 import type { User } from '../src/users/user.model.js';
 import { SecondFactors } from '../src/users/second-factors.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { idOfType } from '../src/graphql/global-id.js';
-import { ApplicationsService } from '../src/oauth/applications.service.js';
+import { ApplicationsService } from '../src/oauth/clients/applications.service.js';
 import { unsealWebhookSecret } from '../src/webhooks/webhook-secrets.js';
 import { WebhookDispatch } from '../src/webhooks/webhook-dispatch.js';
 import { WebhookEndpointsService } from '../src/webhooks/webhook-endpoints.service.js';

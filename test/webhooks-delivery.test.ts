@@ -381,6 +381,57 @@ describe('an application’s endpoints', () => {
   });
 });
 
+describe('an application’s endpoint, disabled', () => {
+  it('tells the application’s owner, once, and no one when the owner is blocked', async () => {
+    const disabledMails = (email: string) =>
+      smtp.arrivals.filter((a) => a.to.includes(email) && /^Webhook endpoint disabled/.test(a.mail.subject ?? '')).map((a) => a.mail);
+    const organizer = await newOrganizer();
+    const setUp = async (ownerState: 'active' | 'blocked') => {
+      const { user: owner } = await createUserWithToken(t);
+      const [application] = await db.query(
+        `INSERT INTO oauth_applications (owner_id, name, client_id, client_type, client_secret_hash, redirect_uris, scopes)
+         VALUES ($1, $2, $3, 'confidential', $4, ARRAY['https://crm.example.com/callback'], ARRAY['api'])
+         RETURNING id`,
+        [owner.id, `Sync ${ownerState}`, `client-${randomUUID()}`, 'a'.repeat(64)],
+      );
+      const granted = await createUser(t);
+      await db.query(`INSERT INTO oauth_grants (user_id, application_id, scopes) VALUES ($1, $2, ARRAY['api'])`, [
+        granted.id,
+        application.id,
+      ]);
+      const endpoint = await addEndpoint({ applicationId: application.id }, ['registration.confirmed']);
+      statusOf.set(endpoint.path, 500);
+      // Failing without a break for 73 hours, the last failure an hour ago: the next failure disables it.
+      const now = t.clock.now().getTime();
+      await db.query(`UPDATE webhook_endpoints SET failing_since = $2, last_failed_at = $3 WHERE id = $1`, [
+        endpoint.id,
+        new Date(now - 73 * HOUR),
+        new Date(now - HOUR),
+      ]);
+      if (ownerState === 'blocked') await db.query(`UPDATE users SET state = 'blocked' WHERE id = $1`, [owner.id]);
+      return { owner, granted, endpoint, name: `Sync ${ownerState}` };
+    };
+    const active = await setUp('active');
+    const blocked = await setUp('blocked');
+    await emit(
+      registrationEvent('registration.confirmed', organizer.id, { userId: active.granted.id }),
+      registrationEvent('registration.confirmed', organizer.id, { userId: blocked.granted.id }),
+    );
+    for (const { endpoint } of [active, blocked]) {
+      await eventually(async () => {
+        const [row] = await db.query(`SELECT state FROM webhook_endpoints WHERE id = $1`, [endpoint.id]);
+        expect(row.state).toBe('disabled');
+      });
+    }
+    await eventually(() => expect(disabledMails(active.owner.email)).toHaveLength(1));
+    const mail = disabledMails(active.owner.email)[0]!;
+    expect(mail.subject).toBe(`Webhook endpoint disabled: ${receiver.url(active.endpoint.path)}`);
+    expect(mail.text).toContain(active.name);
+    await barrier();
+    expect(disabledMails(blocked.owner.email)).toHaveLength(0);
+  }, 60_000);
+});
+
 describe('a receiver that fails', () => {
   it('is retried on the documented schedule while down (503, then refused), and gets every event once it is back, each webhook-id once', async () => {
     const organizer = await newOrganizer();
@@ -640,7 +691,7 @@ describe('what operators see', () => {
     expect(value('agora_webhook_deliveries_total{outcome="succeeded",trigger="redelivery"}')).toBe(2);
     expect(value('agora_webhook_deliveries_total{outcome="failed",trigger="test"}')).toBe(2); // a receiver answering 500, a secret that does not unseal
     expect(value('agora_webhook_attempt_duration_seconds_count')).toBeGreaterThan(20);
-    expect(value('agora_webhook_endpoints{state="disabled"}')).toBe(2); // one inserted so, one disabled by the service
+    expect(value('agora_webhook_endpoints{state="disabled"}')).toBe(4); // one inserted so, three disabled by the service (an organizer's, two applications')
     expect(value('agora_webhook_endpoints{state="paused"}')).toBe(2);
     expect(value('agora_webhook_endpoints{state="active"}')).toBeGreaterThan(10);
     expect(value('agora_webhooks_due')).toBe(0);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { DOMAIN_EVENT_TYPES, type DomainEventType } from '../src/events/domain-events.js';
 import { OrganizersService } from '../src/events/organizers.service.js';
-import { ApplicationsService } from '../src/oauth/applications.service.js';
+import { ApplicationsService } from '../src/oauth/clients/applications.service.js';
 import type { User } from '../src/users/user.model.js';
 import { WebhookEndpointsService, type WebhookOwner } from '../src/webhooks/webhook-endpoints.service.js';
 import { Browser, formFields, signIn } from './support/browser.js';

@@ -13,6 +13,8 @@ import { PasswordResetController } from './password-reset.controller.js';
 import { PasswordReset } from './password-reset.service.js';
 import { SignUpController } from './sign-up.controller.js';
 import { SignUpService } from './sign-up.service.js';
+import { DatabaseModule } from '../database/database.module.js';
+import { JobsModule } from '../jobs/jobs.module.js';
 
 /**
  * What Agora mails to prove an address or reset a password (docs/account-security.md): sign-up that does
@@ -20,7 +22,7 @@ import { SignUpService } from './sign-up.service.js';
  * (and what a password change ends), their links and their mails.
  */
 @Module({
-  imports: [UsersModule, SessionsModule, SecurityNoticesModule, MailModule, OAuthModule],
+  imports: [JobsModule, DatabaseModule, UsersModule, SessionsModule, SecurityNoticesModule, MailModule, OAuthModule],
   controllers: [SignUpController, EmailLinksController, PasswordResetController],
   providers: [AccountLinks, AccountMailSender, SignUpService, EmailVerification, PasswordReset, PasswordChange],
   exports: [EmailVerification, AccountLinks, PasswordChange],

@@ -1,14 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, In, IsNull, MoreThan } from 'typeorm';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { deriveKey } from '../config/key-encryption.js';
 import { purgeInBatches } from '../database/batched-purge.js';
+import { EntityTable } from '../database/entity-table.js';
 import { JobQueue } from '../jobs/job-queue.js';
-import type { LinkPurpose } from './account-link.entity.js';
+import { AccountLinkEntity, type LinkPurpose } from './account-link.entity.js';
 import { ACCOUNT_MAIL } from './account-mail.job.js';
 
 /** How long a link works: a day to verify an address (new or changed), an hour to reset a password. */
@@ -44,27 +45,16 @@ export type LinkLookup = { state: 'valid'; link: AccountLink } | { state: 'inval
 const ID_CHARS = 22;
 const TOKEN = /^[A-Za-z0-9_-]{65}$/;
 
-interface LinkRow {
-  id: string;
-  user_id: string;
-  purpose: LinkPurpose;
-  email: string;
-  created_at: Date;
-  expires_at: Date;
-  used_at: Date | null;
-}
-
-const toLink = (row: LinkRow): AccountLink => ({
-  id: row.id,
-  userId: row.user_id,
-  purpose: row.purpose,
-  email: row.email,
-  createdAt: new Date(row.created_at),
-  expiresAt: new Date(row.expires_at),
-  usedAt: row.used_at ? new Date(row.used_at) : null,
+/** A link as callers get it: a plain copy of the entity's columns. */
+const toLink = (entity: AccountLink): AccountLink => ({
+  id: entity.id,
+  userId: entity.userId,
+  purpose: entity.purpose,
+  email: entity.email,
+  createdAt: new Date(entity.createdAt),
+  expiresAt: new Date(entity.expiresAt),
+  usedAt: entity.usedAt ? new Date(entity.usedAt) : null,
 });
-
-const COLUMNS = 'id, user_id, purpose, email, created_at, expires_at, used_at';
 
 /**
  * The links mailed to prove an address or reset a password. A link is a row (who, what for, which
@@ -77,6 +67,10 @@ const COLUMNS = 'id, user_id, purpose, email, created_at, expires_at, used_at';
 @Injectable()
 export class AccountLinks {
   private readonly key: Buffer;
+  /** The links' table as the conditional UPDATE reads it: its columns and row mapper from the entity. */
+  private readonly table: EntityTable<AccountLinkEntity>;
+  /** Takes a link that still works, for one caller only (its columns from the entity). */
+  private readonly redeemSql: string;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -87,6 +81,11 @@ export class AccountLinks {
     if (!config.secretKey) throw new Error('SECRET_KEY is not resolved: account links need it');
     this.key = deriveKey(config.secretKey, 'account-links');
     jobs.declare(ACCOUNT_MAIL);
+    this.table = EntityTable.of(dataSource, AccountLinkEntity, 'l');
+    const used = this.table.column('usedAt');
+    this.redeemSql = `UPDATE ${this.table.name} l SET ${used} = $2
+       WHERE l.${this.table.column('id')} = $1 AND l.${used} IS NULL AND l.${this.table.column('expiresAt')} > $2
+       RETURNING ${this.table.select}`;
   }
 
   /**
@@ -96,38 +95,38 @@ export class AccountLinks {
   async issue(tx: EntityManager, userId: string, purpose: LinkPurpose, email: string): Promise<AccountLink> {
     const now = this.clock.now();
     await this.endAll(tx, userId, [purpose]);
-    const [row] = (await tx.query(
-      `INSERT INTO account_links (id, user_id, purpose, email, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-      [randomUUID(), userId, purpose, email, now, new Date(now.getTime() + LINK_LIFETIME_MS[purpose])],
-    )) as LinkRow[];
-    const link = toLink(row!);
+    const link: AccountLink = {
+      id: randomUUID(),
+      userId,
+      purpose,
+      email,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + LINK_LIFETIME_MS[purpose]),
+      usedAt: null,
+    };
+    await tx.insert(AccountLinkEntity, { ...link });
     await this.jobs.enqueue(ACCOUNT_MAIL, { kind: 'link', linkId: link.id }, { tx });
     return link;
   }
 
   /** Ends the user's unused links of these purposes (a newer one, a reset, a change of address). */
   async endAll(tx: EntityManager, userId: string, purposes: LinkPurpose[]): Promise<void> {
-    await tx.query(`UPDATE account_links SET used_at = $3 WHERE user_id = $1 AND purpose = ANY($2::text[]) AND used_at IS NULL`, [
-      userId,
-      purposes,
-      this.clock.now(),
-    ]);
+    await tx.update(AccountLinkEntity, { userId, purpose: In(purposes), usedAt: IsNull() }, { usedAt: this.clock.now() });
   }
 
   /** The link as it is now, by id (the mail's sender). */
   async byId(id: string): Promise<AccountLink | null> {
-    const [row] = (await this.dataSource.query(`SELECT ${COLUMNS} FROM account_links WHERE id = $1`, [id])) as LinkRow[];
-    return row ? toLink(row) : null;
+    const found = await this.dataSource.manager.findOneBy(AccountLinkEntity, { id });
+    return found ? toLink(found) : null;
   }
 
   /** The address of the user's pending change, if a change-of-address link still works. */
   async pendingChange(userId: string): Promise<{ email: string; expiresAt: Date } | null> {
-    const [row] = (await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM account_links WHERE user_id = $1 AND purpose = 'change-email' AND used_at IS NULL AND expires_at > $2
-        ORDER BY created_at DESC LIMIT 1`,
-      [userId, this.clock.now()],
-    )) as LinkRow[];
-    return row ? { email: row.email, expiresAt: new Date(row.expires_at) } : null;
+    const found = await this.dataSource.manager.findOne(AccountLinkEntity, {
+      where: { userId, purpose: 'change-email', usedAt: IsNull(), expiresAt: MoreThan(this.clock.now()) },
+      order: { createdAt: 'DESC' },
+    });
+    return found ? { email: found.email, expiresAt: new Date(found.expiresAt) } : null;
   }
 
   /** The address a link works at: BASE_URL, the path of its purpose, the token. */
@@ -156,13 +155,10 @@ export class AccountLinks {
     const found = await this.find(tx, token, purposes);
     if (!found) return { state: 'invalid' };
     const now = this.clock.now();
-    const [rows] = (await tx.query(
-      `UPDATE account_links SET used_at = $2 WHERE id = $1 AND used_at IS NULL AND expires_at > $2 RETURNING ${COLUMNS}`,
-      [found.id, now],
-    )) as [LinkRow[], number];
-    if (rows[0]) return { state: 'valid', link: toLink(rows[0]) };
-    const [again] = (await tx.query(`SELECT ${COLUMNS} FROM account_links WHERE id = $1`, [found.id])) as LinkRow[];
-    return again?.used_at || found.usedAt ? { state: 'used' } : { state: 'expired' };
+    const [rows] = (await tx.query(this.redeemSql, [found.id, now])) as [object[], number];
+    if (rows[0]) return { state: 'valid', link: toLink(this.table.map(rows[0])) };
+    const again = await tx.findOneBy(AccountLinkEntity, { id: found.id });
+    return again?.usedAt || found.usedAt ? { state: 'used' } : { state: 'expired' };
   }
 
   /** Deletes links expired a week ago or more (housekeeping); a used or expired link says so for that week. */
@@ -177,7 +173,7 @@ export class AccountLinks {
     const hex = Buffer.from(token.slice(0, ID_CHARS), 'base64url').toString('hex');
     if (hex.length !== 32) return null;
     const id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-    const [row] = (await manager.query(`SELECT ${COLUMNS} FROM account_links WHERE id = $1`, [id])) as LinkRow[];
+    const row = await manager.findOneBy(AccountLinkEntity, { id });
     if (!row || !purposes.includes(row.purpose)) return null;
     const link = toLink(row);
     const given = Buffer.from(token.slice(ID_CHARS), 'base64url');

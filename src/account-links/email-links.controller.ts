@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Inject, Post, Query } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import type { SignedInUser } from '../sessions/sessions.service.js';
-import { tryAgainIn } from '../sessions/sign-in-throttle.js';
+import type { SignedInUser } from '../web/page-sessions.js';
+import { tryAgainIn } from '../sessions/attempt-throttle.js';
 import { formText } from '../web/form-values.js';
 import type { PageResult } from '../web/page-result.js';
 import { seeOther, view } from '../web/page-result.js';

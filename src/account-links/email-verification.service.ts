@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { SecurityNotices } from '../security-notices/security-notices.js';
-import { SignInThrottle } from '../sessions/sign-in-throttle.js';
+import { AttemptThrottle } from '../sessions/attempt-throttle.js';
 import { UserError } from '../users/users.errors.js';
 import { UsersService } from '../users/users.service.js';
 import { AccountLinks } from './account-links.service.js';
@@ -31,7 +31,7 @@ export class EmailVerification {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly users: UsersService,
     private readonly links: AccountLinks,
-    private readonly throttle: SignInThrottle,
+    private readonly throttle: AttemptThrottle,
     private readonly notices: SecurityNotices,
   ) {}
 

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Post, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { DomainError, failuresOf } from '../errors/domain-error.js';
-import type { SignedInUser } from '../sessions/sessions.service.js';
-import { tryAgainIn } from '../sessions/sign-in-throttle.js';
+import type { SignedInUser } from '../web/page-sessions.js';
+import { tryAgainIn } from '../sessions/attempt-throttle.js';
 import { formText } from '../web/form-values.js';
 import type { PageResult } from '../web/page-result.js';
 import { Redirect, seeOther, view } from '../web/page-result.js';

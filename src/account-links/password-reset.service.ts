@@ -4,11 +4,11 @@ import { DataSource } from 'typeorm';
 import { JobQueue } from '../jobs/job-queue.js';
 import { SecurityNotices } from '../security-notices/security-notices.js';
 import { SessionsService } from '../sessions/sessions.service.js';
-import { SignInThrottle } from '../sessions/sign-in-throttle.js';
+import { AttemptThrottle } from '../sessions/attempt-throttle.js';
 import { validateEmail } from '../users/user-validation.js';
 import { UsersService } from '../users/users.service.js';
 import { SecondFactorReset } from '../users/second-factor-reset.js';
-import { GrantsService } from '../oauth/grants.service.js';
+import { GrantsService } from '../oauth/consent/grants.service.js';
 import { AccountLinks } from './account-links.service.js';
 import { ACCOUNT_MAIL } from './account-mail.job.js';
 
@@ -28,7 +28,7 @@ export class PasswordReset {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly users: UsersService,
     private readonly links: AccountLinks,
-    private readonly throttle: SignInThrottle,
+    private readonly throttle: AttemptThrottle,
     private readonly jobs: JobQueue,
     private readonly sessions: SessionsService,
     private readonly notices: SecurityNotices,

@@ -3,8 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { DomainError } from '../errors/domain-error.js';
-import type { SignedInUser } from '../sessions/sessions.service.js';
-import { SignInThrottle, tryAgainIn } from '../sessions/sign-in-throttle.js';
+import type { SignedInUser } from '../web/page-sessions.js';
+import { AttemptThrottle, tryAgainIn } from '../sessions/attempt-throttle.js';
 import { fieldErrors, formText } from '../web/form-values.js';
 import type { PageResult } from '../web/page-result.js';
 import { seeOther, view } from '../web/page-result.js';
@@ -25,7 +25,7 @@ import { signUpPage } from './sign-up.pages.js';
 export class SignUpController {
   constructor(
     private readonly signUps: SignUpService,
-    private readonly throttle: SignInThrottle,
+    private readonly throttle: AttemptThrottle,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

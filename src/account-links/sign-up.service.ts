@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { JobQueue } from '../jobs/job-queue.js';
-import { SignInThrottle } from '../sessions/sign-in-throttle.js';
+import { AttemptThrottle } from '../sessions/attempt-throttle.js';
 import { PasswordHasher } from '../users/password-hasher.js';
 import { NewUserInput, validateNewUser } from '../users/user-validation.js';
 import { UserError } from '../users/users.errors.js';
@@ -24,7 +24,7 @@ export class SignUpService {
     private readonly users: UsersService,
     private readonly passwords: PasswordHasher,
     private readonly links: AccountLinks,
-    private readonly throttle: SignInThrottle,
+    private readonly throttle: AttemptThrottle,
     private readonly jobs: JobQueue,
   ) {}
 

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { AuthRefusal } from '../metrics/metrics.js';
+import { API_CHALLENGE_SCOPE, protectedResourceMetadataUrl, resourceOfRequest } from './protected-resource.js';
 
 /**
  * Authentication and authorization failures of the API (GraphQL and REST). Every edge answers them
@@ -45,13 +46,17 @@ export class AuthError extends Error {
   }
 
   /**
-   * The RFC 6750 §3 challenge, with the protected resource metadata's address (RFC 9728 §5.1) when
-   * `resourceMetadataUrl` is given.
+   * The RFC 6750 §3 challenge: for a 401, `scope` when `challengeScope` is given (what a client with no
+   * token should ask for); for a 403, the scopes that would have been enough; and the protected resource
+   * metadata's address (RFC 9728 §5.1) when `resourceMetadataUrl` is given.
    */
-  challenge(resourceMetadataUrl?: string): string {
+  challenge(resourceMetadataUrl?: string, challengeScope?: string): string {
     const params: string[] = [];
     if (this.code === 'INSUFFICIENT_SCOPE') params.push('error="insufficient_scope"', `scope="${this.requiredScopes.join(' ')}"`);
-    else if (this.invalidCredentials) params.push('error="invalid_token"');
+    else {
+      if (this.invalidCredentials) params.push('error="invalid_token"');
+      if (challengeScope) params.push(`scope="${challengeScope}"`);
+    }
     if (resourceMetadataUrl) params.push(`resource_metadata="${resourceMetadataUrl}"`);
     return params.length > 0 ? `Bearer ${params.join(', ')}` : 'Bearer';
   }
@@ -59,10 +64,17 @@ export class AuthError extends Error {
 
 /**
  * The one HTTP answer to an AuthError, on every transport that authenticates with API credentials (REST,
- * GraphQL over HTTP, OAuth's UserInfo): the exact body, the RFC 6750 challenge naming the protected
- * resource metadata (RFC 9728), and `no-store`.
+ * GraphQL over HTTP, OAuth's UserInfo): the exact body, the RFC 6750 challenge naming the metadata of the
+ * resource the request was made to (RFC 9728: `{BASE_URL}/graphql`'s for /graphql, BASE_URL's for the
+ * rest) and, outside the OAuth endpoints, the scope to ask for; and `no-store`. `body` is the contract's
+ * unless the transport has a shape of its own (the MCP endpoint's JSON-RPC error).
  */
-export function sendAuthError(reply: FastifyReply, error: AuthError): void {
-  const challenge = error.challenge(reply.server.protectedResourceMetadataUrl);
-  void reply.status(error.status).header('www-authenticate', challenge).header('cache-control', 'no-store').send(error.body);
+export function sendAuthError(reply: FastifyReply, error: AuthError, body: unknown = error.body): void {
+  const base = reply.server.protectedResourceBase;
+  const path = reply.request.url.split('?')[0]!;
+  const challenge = error.challenge(
+    base === undefined ? undefined : protectedResourceMetadataUrl(resourceOfRequest(base, path)),
+    path.startsWith('/oauth/') ? undefined : API_CHALLENGE_SCOPE,
+  );
+  void reply.status(error.status).header('www-authenticate', challenge).header('cache-control', 'no-store').send(body);
 }

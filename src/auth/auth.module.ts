@@ -1,4 +1,4 @@
-import { Global, Module, OnModuleInit } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -14,11 +14,14 @@ import { CredentialVerifier } from './credential-verifier.js';
 import { RequestAuthenticator } from './request-authenticator.js';
 import { BearerStrategy } from './strategies/bearer.strategy.js';
 import { PrivateTokenStrategy } from './strategies/private-token.strategy.js';
+import { ErrorsModule } from '../errors/errors.module.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
+import { RateLimitsModule } from '../rate-limits/rate-limits.module.js';
+import { DatabaseModule } from '../database/database.module.js';
 
 /** API authentication: the global guard, its strategies and the registry of token verifiers. */
-@Global()
 @Module({
-  imports: [PassportModule],
+  imports: [DatabaseModule, PassportModule, ErrorsModule, MetricsModule, RateLimitsModule],
   providers: [
     {
       provide: CredentialCache,

@@ -103,7 +103,7 @@ export class CredentialCache {
 
   forgetUser(userId: string): void {
     this.evictions++;
-    for (const [key, entry] of this.principals) if (entry.value.user.id === userId) this.principals.delete(key);
+    for (const [key, entry] of this.principals) if (entry.value.user?.id === userId) this.principals.delete(key);
   }
 
   clear(): void {

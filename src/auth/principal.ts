@@ -1,3 +1,5 @@
+import { DomainError } from '../errors/domain-error.js';
+
 /** The user a request acts for. */
 export interface AuthenticatedUser {
   id: string;
@@ -10,7 +12,13 @@ export interface AuthenticatedUser {
 
 /** Who is calling and with which credential: the result of authentication, attached to the request. */
 export interface Principal {
-  user: AuthenticatedUser;
+  /** The person the request acts for; null for a service account, which acts for an organizer and never for a person. */
+  user: AuthenticatedUser | null;
+  /**
+   * A service account's token (`client_credentials`): the one organizer it acts for, as a member of it
+   * whose powers its scopes bound (events.policy.ts, `service_account`).
+   */
+  serviceAccount?: { organizerId: string };
   scopes: ReadonlySet<string>;
   credential: {
     /**
@@ -46,4 +54,25 @@ export function toPrincipal(row: CredentialRow, credential: Principal['credentia
     scopes: new Set(row.scopes),
     credential,
   };
+}
+
+/** A service account's principal: its organizer, its scopes, its token; no user. */
+export function serviceAccountPrincipal(organizerId: string, scopes: readonly string[], credential: Principal['credential']): Principal {
+  return { user: null, serviceAccount: { organizerId }, scopes: new Set(scopes), credential };
+}
+
+/**
+ * What only a person may do (their profile, their registrations, creating an organizer, UserInfo),
+ * asked by a service account's token: 403 on every transport (FORBIDDEN in GraphQL).
+ */
+export class NotAPersonError extends DomainError {
+  constructor() {
+    super('forbidden', 'SERVICE_ACCOUNT', 'A service account acts for its organizer, never for a person: this needs a user’s token.');
+  }
+}
+
+/** The person the request acts for; a service account has none (NotAPersonError). */
+export function personOf(principal: Principal): AuthenticatedUser {
+  if (!principal.user) throw new NotAPersonError();
+  return principal.user;
 }

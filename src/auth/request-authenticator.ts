@@ -71,10 +71,10 @@ export class RequestAuthenticator {
 }
 
 /**
- * Far longer than any token Agora issues (a prefix and 43 characters), and than the `Bearer ` before
- * one: refused without hashing it.
+ * Far longer than any token Agora issues (a prefix and 43 characters, or a JWT access token of about a
+ * thousand), and than the `Bearer ` before one: refused without hashing it.
  */
-const MAX_CREDENTIAL_HEADER_LENGTH = 512;
+const MAX_CREDENTIAL_HEADER_LENGTH = 4096;
 
 /** A credential header through the header text boundary: text that fails it is a rejected credential (401). */
 function credentialHeader(value: string | string[] | undefined, name: string): string | undefined {

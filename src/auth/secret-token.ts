@@ -11,6 +11,8 @@ export const SecretPrefix = {
   oauthClientSecret: 'agora_ocs_',
   oauthRefreshToken: 'agora_ort_',
   oauthDeviceCode: 'agora_odc_',
+  oauthRegistrationAccessToken: 'agora_rat_',
+  oauthResourceServerSecret: 'agora_rss_',
 } as const;
 export type SecretPrefix = (typeof SecretPrefix)[keyof typeof SecretPrefix];
 

@@ -1,3 +1,4 @@
+import { SIGNING_ALGS } from '../oauth/keys/signing-algorithms.js';
 import { isoDate, migrationName, oneOf, scopeList, uuid, ValueCheck, wholeNumber } from './flag-values.js';
 
 /** The states `jobs:list` can show. */
@@ -151,10 +152,36 @@ const commands = {
         description: 'Where the application may send users after signing them out; repeat the flag for several (optional)',
         repeatable: true,
       },
+      'client-uri': { value: 'URL', description: 'Homepage, linked on the consent page: https, or http for localhost (optional)' },
+      'logo-uri': { value: 'URL', description: 'https address of a square logo, shown at 48 × 48 on the consent page (optional)' },
+      description: { value: 'TEXT', description: 'What the application does, shown on the consent page; up to 500 characters (optional)' },
+      'id-token-signed-response-alg': {
+        value: 'ALG',
+        description: `Signing algorithm of its id_tokens and JWT access tokens: ${SIGNING_ALGS.join(', ')} (default RS256)`,
+      },
+      'access-token-format': { value: 'F', description: 'opaque (the default) or jwt (RFC 9068, verified with the JWKS)' },
+      'subject-type': {
+        value: 'S',
+        description: "public (the user's id as sub, the default) or pairwise (a sub of its own; all redirect URIs on one host)",
+      },
+      'backchannel-logout-uri': {
+        value: 'URI',
+        description: 'Where Agora posts a logout token when a session it signed a user in with ends (optional)',
+      },
+      'backchannel-logout-session-required': {
+        description: 'Record that the application needs sid in logout tokens (Agora always sends it)',
+      },
+      'token-endpoint-auth-method': {
+        value: 'M',
+        description:
+          'How a confidential application authenticates: client_secret_basic (the default), client_secret_post or private_key_jwt (with --jwks-uri); a public one: none',
+      },
+      'jwks-uri': { value: 'URL', description: 'With private_key_jwt: the https address of its public keys (a JWK Set)' },
     },
     example: 'apps:create --user ada --name "Example client" --redirect-uri http://localhost:4000/callback --scopes "openid profile api"',
     notes: [
       'Scopes default to "openid profile email api read_api".',
+      'Every value is checked as the dashboard checks it; each problem names its flag.',
       'The type cannot be changed later. A public client may also use http://127.0.0.1/… redirect URIs (any port) and private-use schemes such as com.example.app:/callback.',
     ],
   },
@@ -173,10 +200,45 @@ const commands = {
     },
     example: 'apps:claim --id 9f2c41… --user ada',
   },
+  'resources:create': {
+    summary: 'Registers a resource server other than Agora (RFC 8707) and prints its introspection credential (the secret shown this once)',
+    flags: {
+      ...user('Username of the owner, whose dashboard lists the resource server', 'owner'),
+      name: { value: 'N', description: 'Name shown to users on the consent page (1 to 100 characters)', required: true },
+      identifier: {
+        value: 'URI',
+        description: 'The resource URI clients send as resource and tokens carry as aud: https (http for localhost), no query nor fragment',
+        required: true,
+      },
+      'access-token-format': {
+        value: 'F',
+        description: 'jwt (RFC 9068, verified with the JWKS; the default) or opaque (verified by introspection)',
+        check: oneOf(['jwt', 'opaque']),
+      },
+    },
+    example: 'resources:create --user ada --name "Billing API" --identifier https://billing.example.com',
+    notes: ['Its identifier must not be BASE_URL or an address under it: that is Agora’s own API.'],
+  },
+  'resources:list': {
+    summary: 'Resource servers with their identifier, owner, token format and introspection id; never a secret',
+    flags: user('Only the resource servers of this user', 'owner', false),
+    example: 'resources:list --user ada',
+  },
+  'resources:delete': {
+    summary: 'Deletes a resource server: clients can no longer ask for it and its credential introspects nothing',
+    flags: { id: { value: 'ID', description: 'Id of the resource server, as resources:list prints it', required: true } },
+    example: 'resources:delete --id 3f1c…',
+  },
   'keys:rotate': {
-    summary: 'New id_token signing key; the old one stays in the JWKS until its tokens expire',
-    flags: {},
-    example: 'keys:rotate',
+    summary: 'New signing keys (RS256, ES256 and EdDSA); the old ones stay in the JWKS until their tokens expire',
+    flags: {
+      alg: {
+        value: 'A',
+        description: `Only this algorithm's key: ${SIGNING_ALGS.join(', ')} (default: every algorithm)`,
+        check: oneOf(SIGNING_ALGS),
+      },
+    },
+    example: 'keys:rotate --alg ES256',
   },
   'jobs:list': {
     summary: 'Each job queue (waiting, scheduled, active, failed, age of the oldest waiting job) and its jobs in one state, newest first',
@@ -240,7 +302,10 @@ const commands = {
       },
     },
     example: 'migration:generate --name add-ticket-types',
-    notes: ['Compares against a scratch embedded database, never the configured one. Writes into src/database/migrations/.'],
+    notes: [
+      'Compares against a scratch embedded database, never the configured one. Writes into src/database/migrations/,',
+      'numbered after the newest migration (so it runs last) and formatted as `npm run format` would.',
+    ],
   },
 } satisfies Record<string, CommandSpec>;
 

@@ -1,18 +1,24 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { Clock } from '../clock/clock.js';
 import { PersonalTokensService } from '../personal-tokens/personal-tokens.service.js';
 import { parseScopeList } from '../auth/scopes.js';
 import { EmailVerification } from '../account-links/email-verification.service.js';
 import { PasswordChange } from '../account-links/password-change.service.js';
 import { UsersService } from '../users/users.service.js';
+import { SessionsService } from '../sessions/sessions.service.js';
 import { SecondFactorReset } from '../users/second-factor-reset.js';
 import { UserError } from '../users/users.errors.js';
 import { DomainError, failuresOf, InvalidInput } from '../errors/domain-error.js';
-import { ApplicationsService } from '../oauth/applications.service.js';
-import { SigningKeysService } from '../oauth/signing-keys.service.js';
+import { ApplicationsService } from '../oauth/clients/applications.service.js';
+import { SigningKeysService } from '../oauth/keys/signing-keys.service.js';
+import { ResourceServersService } from '../oauth/resources/resource-servers.service.js';
+import { ResourceServerDeletion } from '../oauth/resources/resource-server-deletion.js';
+import type { ResourceServer } from '../oauth/resources/resource-server.model.js';
+import { SIGNING_ALGS, type SigningAlg } from '../oauth/keys/signing-algorithms.js';
 import { DemoSeeder } from '../events/demo-seed.js';
 import { LegacyApiUsageService } from '../legacy-api/legacy-api-usage.service.js';
-import { Application, ClientType } from '../oauth/application.model.js';
+import { Application, ClientType } from '../oauth/clients/application.model.js';
 import { inOneTransaction } from '../database/one-transaction.js';
 import { JobQueue } from '../jobs/job-queue.js';
 import type { JobListState } from '../jobs/job-records.js';
@@ -40,6 +46,19 @@ function optional(flags: Flags, name: string): string | undefined {
 
 function list(flags: Flags, name: string): string[] {
   return (flags[name] as string[] | undefined) ?? [];
+}
+
+/** A resource server as an operator sees it: its introspection id, never its secret. */
+function listedResourceServer(server: ResourceServer, owner: string | null) {
+  return {
+    id: server.id,
+    name: server.name,
+    identifier: server.identifier,
+    accessTokenFormat: server.accessTokenFormat,
+    introspectionId: server.introspectionId,
+    owner,
+    createdAt: server.createdAt,
+  };
 }
 
 /** An application as an operator sees it: the Application ID the dashboard shows, never the secret. */
@@ -85,7 +104,7 @@ function unknownQueue(queue: string, queues: QueueState[]): string {
 export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
   async 'legacy:usage'(app, flags) {
     const days = Number(optional(flags, 'days') ?? 30);
-    return { days, usage: await app.get(LegacyApiUsageService).report(new Date(Date.now() - days * 86_400_000)) };
+    return { days, usage: await app.get(LegacyApiUsageService).report(new Date(app.get(Clock).now().getTime() - days * 86_400_000)) };
   },
   async 'seed:demo'(app, flags) {
     // Several services write the demo: in one transaction, a seed that fails or is interrupted half-way
@@ -123,7 +142,9 @@ export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
   },
   async 'users:block'(app, flags) {
     const user = await app.get(UsersService).setState(value(flags, 'user'), 'blocked');
-    return { id: user.id, username: user.username, state: user.state };
+    // Their sessions end as a sign-out does: the applications that got an id_token in one are told.
+    const sessionsEnded = await app.get(SessionsService).endAllFor(user.id);
+    return { id: user.id, username: user.username, state: user.state, sessionsEnded };
   },
   async 'users:unblock'(app, flags) {
     const user = await app.get(UsersService).setState(value(flags, 'user'), 'active');
@@ -169,6 +190,19 @@ export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
       redirectUris: list(flags, 'redirect-uri'),
       postLogoutRedirectUris: list(flags, 'post-logout-redirect-uri'),
       scopes: parseScopeList(optional(flags, 'scopes') ?? DEFAULT_APP_SCOPES),
+      clientUri: optional(flags, 'client-uri'),
+      logoUri: optional(flags, 'logo-uri'),
+      description: optional(flags, 'description'),
+      idTokenSignedResponseAlg: optional(flags, 'id-token-signed-response-alg'),
+      accessTokenFormat: optional(flags, 'access-token-format'),
+      // Checked by the service (INVALID_SUBJECT_TYPE names --subject-type), as the dashboard's choice is.
+      subjectType: optional(flags, 'subject-type') as Application['subjectType'] | undefined,
+      backchannelLogoutUri: optional(flags, 'backchannel-logout-uri'),
+      backchannelLogoutSessionRequired: flags['backchannel-logout-session-required'] !== undefined,
+      authentication: {
+        tokenEndpointAuthMethod: optional(flags, 'token-endpoint-auth-method'),
+        jwksUri: optional(flags, 'jwks-uri'),
+      },
     };
     const { application, clientSecret } = await app.get(ApplicationsService).create(owner.id, input, clientType);
     return {
@@ -179,6 +213,15 @@ export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
       redirectUris: application.redirectUris,
       postLogoutRedirectUris: application.postLogoutRedirectUris,
       scopes: application.scopes,
+      tokenEndpointAuthMethod: application.tokenEndpointAuthMethod,
+      idTokenSignedResponseAlg: application.idTokenSignedResponseAlg,
+      accessTokenFormat: application.accessTokenFormat,
+      subjectType: application.subjectType,
+      backchannelLogoutUri: application.backchannelLogoutUri,
+      backchannelLogoutSessionRequired: application.backchannelLogoutSessionRequired,
+      clientUri: application.clientUri,
+      logoUri: application.logoUri,
+      description: application.description,
       id: application.id,
     };
   },
@@ -194,6 +237,28 @@ export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
     const { id } = await applications.getByClientIdOrId(value(flags, 'id'));
     const application = await applications.claim(id, owner.id);
     return { clientId: application.clientId, name: application.name, owner: owner.username, id: application.id };
+  },
+  async 'resources:create'(app, flags) {
+    const owner = await app.get(UsersService).getByUsername(value(flags, 'user'));
+    const { resourceServer, introspectionSecret } = await app.get(ResourceServersService).create(owner.id, {
+      name: value(flags, 'name'),
+      identifier: value(flags, 'identifier'),
+      accessTokenFormat: optional(flags, 'access-token-format'),
+    });
+    return { ...listedResourceServer(resourceServer, owner.username), introspectionSecret };
+  },
+  async 'resources:list'(app, flags) {
+    const users = app.get(UsersService);
+    const ownerName = optional(flags, 'user');
+    const owner = ownerName === undefined ? undefined : await users.getByUsername(ownerName);
+    const servers = app.get(ResourceServersService);
+    const found = owner ? await servers.listForOwner(owner.id) : await servers.listAll();
+    const owners = new Map((await users.findManyByIds([...new Set(found.map((s) => s.ownerId))])).map((u) => [u.id, u.username]));
+    return { resourceServers: found.map((s) => listedResourceServer(s, owners.get(s.ownerId) ?? null)) };
+  },
+  async 'resources:delete'(app, flags) {
+    const deleted = await app.get(ResourceServerDeletion).delete(value(flags, 'id'));
+    return { id: deleted.id, identifier: deleted.identifier, deleted: true };
   },
   async 'jobs:list'(app, flags) {
     const jobs = app.get(JobQueue);
@@ -222,7 +287,8 @@ export const DATA_COMMANDS: Record<DataCommandName, DataCommand> = {
     const results = await jobs.retry(all ? await jobs.failedIds(queue) : ids);
     return { retried: results.filter((r) => r.outcome === 'retried').length, jobs: results };
   },
-  async 'keys:rotate'(app) {
-    return app.get(SigningKeysService).rotate();
+  async 'keys:rotate'(app, flags) {
+    const alg = optional(flags, 'alg') as SigningAlg | undefined;
+    return { rotated: await app.get(SigningKeysService).rotate(alg === undefined ? SIGNING_ALGS : [alg]) };
   },
 };

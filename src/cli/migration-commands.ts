@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AppConfig } from '../config/config.schema.js';
@@ -32,9 +32,30 @@ export async function migrationRevert(config: AppConfig): Promise<unknown> {
 }
 
 /**
+ * The timestamp of a new migration: now, or just after the newest migration in `dir` when that one is
+ * numbered later than now (hand-numbered ones are), so a fresh database runs the new one last.
+ */
+export function nextMigrationTimestamp(dir: string, now: number): number {
+  const newest = Math.max(0, ...readdirSync(dir).map((file) => Number(/^(\d+)-/.exec(file)?.[1] ?? 0)));
+  return Math.max(now, newest + 1);
+}
+
+/** `text` as `npm run format` writes it (prettier, a development dependency: as it is without one). */
+async function formatted(text: string, path: string): Promise<string> {
+  try {
+    const prettier = await import('prettier');
+    return await prettier.format(text, { ...(await prettier.resolveConfig(path)), filepath: path });
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') return text;
+    throw err;
+  }
+}
+
+/**
  * Writes a migration with the SQL that brings a database migrated to the latest version in line with
  * the entities. It compares against a scratch embedded database, never the configured one, so the
- * result depends only on the code.
+ * result depends only on the code. Named to run after every existing migration (nextMigrationTimestamp),
+ * and written as prettier formats it, with the project's lint passing.
  */
 export async function migrationGenerate(config: AppConfig, name: string | undefined, projectRoot: string): Promise<unknown> {
   if (!name) throw new UsageError('--name is required');
@@ -49,19 +70,21 @@ export async function migrationGenerate(config: AppConfig, name: string | undefi
     });
     if (sql.upQueries.length === 0) return { created: null, message: 'The entities match the migrations: nothing to generate.' };
 
-    const timestamp = Date.now();
+    const dir = resolve(projectRoot, 'src/database/migrations');
+    const timestamp = nextMigrationTimestamp(dir, Date.now());
     const className =
       name
         .split('-')
         .map((w) => w[0]!.toUpperCase() + w.slice(1))
         .join('') + timestamp;
     const file = `${timestamp}-${name}`;
-    const dir = resolve(projectRoot, 'src/database/migrations');
     const q = (query: { query: string; parameters?: unknown[] }) =>
       `    await q.query(${JSON.stringify(query.query)}${query.parameters?.length ? `, ${JSON.stringify(query.parameters)}` : ''});`;
+    const migrationPath = join(dir, `${file}.ts`);
     writeFileSync(
-      join(dir, `${file}.ts`),
-      `import { MigrationInterface, QueryRunner } from 'typeorm';
+      migrationPath,
+      await formatted(
+        `import { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class ${className} implements MigrationInterface {
   name = '${className}';
@@ -75,6 +98,8 @@ ${sql.downQueries.reverse().map(q).join('\n')}
   }
 }
 `,
+        migrationPath,
+      ),
     );
     const indexPath = join(dir, 'index.ts');
     const lines = readFileSync(indexPath, 'utf8').split('\n');
@@ -87,7 +112,7 @@ ${sql.downQueries.reverse().map(q).join('\n')}
         /(export const MIGRATIONS = \[[^\]]*?),?\s*\]/,
         (_, list: string) => `${list}${list.endsWith('[') ? '' : ','}\n  ${className},\n]`,
       );
-    writeFileSync(indexPath, index);
+    writeFileSync(indexPath, await formatted(index, indexPath));
     return { created: `src/database/migrations/${file}.ts`, statements: sql.upQueries.length };
   } finally {
     // The data source closed the scratch database when it was destroyed.

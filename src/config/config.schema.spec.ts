@@ -22,6 +22,16 @@ describe('loadConfig', () => {
     });
   });
 
+  it('hashes passwords at the standard cost unless NODE_ENV=test asks for the test cost', () => {
+    expect(loadConfig({}, '/srv/agora').passwordHashCost).toBe('standard');
+    expect(loadConfig({ NODE_ENV: 'test', PASSWORD_HASH_COST: 'test' }, '/srv/agora').passwordHashCost).toBe('test');
+    for (const NODE_ENV of ['development', 'production']) {
+      const env = { NODE_ENV, PASSWORD_HASH_COST: 'test', SECRET_KEY: randomBytes(32).toString('base64') };
+      expect(problems(env)).toEqual([expect.stringMatching(/^PASSWORD_HASH_COST: test is allowed only with NODE_ENV=test/)]);
+    }
+    expect(problems({ PASSWORD_HASH_COST: 'cheap' })).toEqual([expect.stringMatching(/^PASSWORD_HASH_COST: /)]);
+  });
+
   it('applies the documented defaults', () => {
     const config = loadConfig({}, '/srv/agora');
     expect(config).toMatchObject({
@@ -35,6 +45,7 @@ describe('loadConfig', () => {
     expect(config.oauth).toEqual({
       codeTtlMs: 60_000,
       accessTokenTtlMs: 3_600_000,
+      jwtAccessTokenTtlMs: 300_000,
       refreshTokenIdleMs: 14 * 86_400_000,
       refreshTokenAbsoluteMs: 90 * 86_400_000,
       deviceCodeTtlMs: 600_000,
@@ -42,6 +53,7 @@ describe('loadConfig', () => {
       unclaimedApplicationTtlMs: 86_400_000,
       unclaimedApplicationsMax: 100_000,
       unclaimedApplicationsPerNetwork: 20,
+      clientJwks: { policy: { allowPrivateTargets: false, allowHttp: false }, cacheMs: 300_000, refetchIntervalMs: 60_000 },
     });
     expect(config.workers).toBe(1);
   });
@@ -189,6 +201,15 @@ describe('loadConfig', () => {
     expect(problems({ RATE_LIMIT_OAUTH_REGISTRATIONS: '0' })).toEqual([
       expect.stringMatching(/^RATE_LIMIT_OAUTH_REGISTRATIONS: must be at least 1/),
     ]);
+  });
+
+  it('takes OAUTH_JWT_ACCESS_TOKEN_TTL_SECONDS from a minute to 15 minutes: the bound on a revoked JWT access token', () => {
+    expect(loadConfig({ OAUTH_JWT_ACCESS_TOKEN_TTL_SECONDS: '60' }).oauth.jwtAccessTokenTtlMs).toBe(60_000);
+    expect(loadConfig({ OAUTH_JWT_ACCESS_TOKEN_TTL_SECONDS: '900' }).oauth.jwtAccessTokenTtlMs).toBe(900_000);
+    expect(problems({ OAUTH_JWT_ACCESS_TOKEN_TTL_SECONDS: '3600' })).toEqual([
+      'OAUTH_JWT_ACCESS_TOKEN_TTL_SECONDS: must be between 60 and 900 (got "3600")',
+    ]);
+    expect(problems({ OAUTH_JWT_ACCESS_TOKEN_TTL_SECONDS: '59' })).toHaveLength(1);
   });
 
   it('takes OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS from an hour to a year', () => {

@@ -45,6 +45,8 @@ const workers = z
  */
 export const environmentSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  /** `test` only with NODE_ENV=test: cheap password hashes for test suites (checked in loadConfig). */
+  PASSWORD_HASH_COST: z.enum(['standard', 'test']).default('standard'),
   HOST: z.string().min(1).default('localhost'),
   PORT: port.default(3000),
   BASE_URL: z
@@ -124,11 +126,17 @@ export const environmentSchema = z.object({
   OAUTH_REFRESH_TOKEN_IDLE_SECONDS: positiveInt(10 * 365 * 86400).default(14 * 86400),
   OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS: positiveInt(10 * 365 * 86400).default(90 * 86400),
   OAUTH_DEVICE_CODE_TTL_SECONDS: positiveInt(3600).default(600),
+  // The bound on how long a revoked JWT access token may still be accepted by a resource server that does not introspect.
+  OAUTH_JWT_ACCESS_TOKEN_TTL_SECONDS: wholeNumberBetween(60, 900).default(300),
   OAUTH_DYNAMIC_REGISTRATION: boolean.default(false),
   // At least an hour: a client registers, then a person signs in and consents before its first code exists.
   OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS: wholeNumberBetween(3600, 365 * 86400).default(86400),
   OAUTH_UNCLAIMED_APPLICATIONS_MAX: positiveInt(1_000_000).default(100_000),
   OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK: positiveInt(1_000_000).default(20),
+  OAUTH_JWKS_URI_ALLOW_PRIVATE_TARGETS: boolean.default(false),
+  OAUTH_JWKS_URI_ALLOW_HTTP: boolean.default(false),
+  OAUTH_JWKS_URI_CACHE_SECONDS: positiveInt(86400).default(300),
+  OAUTH_JWKS_URI_REFETCH_SECONDS: positiveInt(3600).default(60),
   GRAPHQL_MAX_DEPTH: positiveInt(100).default(12),
   GRAPHQL_MAX_COST: positiveInt(1_000_000).default(20000),
   GRAPHQL_ANONYMOUS_MAX_DEPTH: positiveInt(100).default(8),
@@ -186,6 +194,12 @@ export type Environment = z.input<typeof environmentSchema>;
 
 export interface AppConfig {
   env: 'development' | 'production' | 'test';
+  /**
+   * argon2id's cost for new password hashes: `standard` is RFC 9106's second recommendation (m=64 MiB,
+   * t=3, p=4); `test` (m=1 MiB, t=1, p=1; NODE_ENV=test only) keeps test suites that sign in thousands
+   * of times fast. A hash records its own parameters, so verifying works whatever the setting.
+   */
+  passwordHashCost: 'standard' | 'test';
   host: string;
   port: number;
   baseUrl: string;
@@ -290,6 +304,11 @@ export interface AppConfig {
     deviceCodeTtlMs: number;
     /** Fixed by the specification. */
     accessTokenTtlMs: number;
+    /**
+     * Lifetime of a JWT access token (RFC 9068): short, as it bounds how long a revoked one is still
+     * accepted by a resource server that verifies it offline without introspecting.
+     */
+    jwtAccessTokenTtlMs: number;
     /** A refresh token not used within this long expires. */
     refreshTokenIdleMs: number;
     /** No refresh token of a family outlives this, counted from the family's first token. */
@@ -305,6 +324,15 @@ export interface AppConfig {
     unclaimedApplicationsMax: number;
     /** The most of them registered from one network (IPv4 /24, IPv6 /48): a small share of the total. */
     unclaimedApplicationsPerNetwork: number;
+    /** The public keys of `private_key_jwt` clients given by `jwks_uri` (src/oauth/clients/client-keys.ts). */
+    clientJwks: {
+      /** Which `jwks_uri` targets are allowed, as for webhooks: public https addresses unless these say otherwise. */
+      policy: { allowPrivateTargets: boolean; allowHttp: boolean };
+      /** How long a fetched key set is used before it is fetched again. */
+      cacheMs: number;
+      /** An assertion signed by a key the cached set lacks refetches it, at most this often per client. */
+      refetchIntervalMs: number;
+    };
   };
   graphql: {
     limits: {
@@ -481,6 +509,11 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
   const e = parsed.data;
   const secretProblem = checkSecretKey(e.SECRET_KEY, e.NODE_ENV);
   if (secretProblem) throw new ConfigError([`SECRET_KEY: ${secretProblem}`]);
+  if (e.PASSWORD_HASH_COST === 'test' && e.NODE_ENV !== 'test') {
+    throw new ConfigError([
+      `PASSWORD_HASH_COST: test is allowed only with NODE_ENV=test (it makes stored password hashes cheap to crack); unset it for standard (got NODE_ENV=${e.NODE_ENV})`,
+    ]);
+  }
   const metricsTokenProblem = e.METRICS_TOKEN === undefined ? undefined : checkToken(e.METRICS_TOKEN);
   if (metricsTokenProblem) throw new ConfigError([`METRICS_TOKEN: ${metricsTokenProblem}`]);
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
@@ -554,6 +587,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
   }
   return {
     env: e.NODE_ENV,
+    passwordHashCost: e.PASSWORD_HASH_COST,
     host: e.HOST,
     port: e.PORT,
     // Unset, it follows PORT, so changing only the port keeps forms and redirects working.
@@ -599,12 +633,18 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       codeTtlMs: e.OAUTH_CODE_TTL_SECONDS * 1000,
       deviceCodeTtlMs: e.OAUTH_DEVICE_CODE_TTL_SECONDS * 1000,
       accessTokenTtlMs: 3_600_000,
+      jwtAccessTokenTtlMs: e.OAUTH_JWT_ACCESS_TOKEN_TTL_SECONDS * 1000,
       refreshTokenIdleMs: e.OAUTH_REFRESH_TOKEN_IDLE_SECONDS * 1000,
       refreshTokenAbsoluteMs: e.OAUTH_REFRESH_TOKEN_ABSOLUTE_SECONDS * 1000,
       dynamicRegistration: e.OAUTH_DYNAMIC_REGISTRATION,
       unclaimedApplicationTtlMs: e.OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS * 1000,
       unclaimedApplicationsMax: e.OAUTH_UNCLAIMED_APPLICATIONS_MAX,
       unclaimedApplicationsPerNetwork: e.OAUTH_UNCLAIMED_APPLICATIONS_PER_NETWORK,
+      clientJwks: {
+        policy: { allowPrivateTargets: e.OAUTH_JWKS_URI_ALLOW_PRIVATE_TARGETS, allowHttp: e.OAUTH_JWKS_URI_ALLOW_HTTP },
+        cacheMs: e.OAUTH_JWKS_URI_CACHE_SECONDS * 1000,
+        refetchIntervalMs: e.OAUTH_JWKS_URI_REFETCH_SECONDS * 1000,
+      },
     },
     graphql: {
       limits: {

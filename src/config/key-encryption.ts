@@ -11,7 +11,11 @@ export type KeyPurpose =
   | 'totp-secrets'
   | 'recovery-codes'
   | 'account-links'
-  | 'webhook-secrets';
+  | 'webhook-secrets'
+  /** OpenID Connect `sid` (back-channel logout): a keyed hash of the session's id. */
+  | 'oidc-session-ids'
+  /** OpenID Connect pairwise subject identifiers (Core §8.1). */
+  | 'oidc-pairwise-subjects';
 
 /** A 256-bit key for one purpose, derived from SECRET_KEY with HKDF-SHA256. */
 export function deriveKey(secretKey: string, purpose: KeyPurpose): Buffer {

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post } from '@nestjs/common';
 import { DomainError } from '../errors/domain-error.js';
 import { PersonalTokensService } from '../personal-tokens/personal-tokens.service.js';
-import type { SignedInUser } from '../sessions/sessions.service.js';
+import type { SignedInUser } from '../web/page-sessions.js';
 import { UsersService } from '../users/users.service.js';
 import { SecondFactors } from '../users/second-factors.js';
 import { fieldErrors, formList, formText } from '../web/form-values.js';

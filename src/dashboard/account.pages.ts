@@ -3,7 +3,7 @@ import { secondFactorRequiredNotice } from './two-factor.section.js';
 import { unverifiedNotice } from '../account-links/account-links.pages.js';
 import { PERSONAL_TOKEN_SCOPES, SCOPES } from '../auth/scopes.js';
 import type { PersonalToken } from '../personal-tokens/personal-token.model.js';
-import type { SignedInUser } from '../sessions/sessions.service.js';
+import type { SignedInUser } from '../web/page-sessions.js';
 import { isoDay } from '../web/form-values.js';
 import { html } from '../web/html.js';
 import { confirmationPage, fieldError, page } from '../web/layout.js';

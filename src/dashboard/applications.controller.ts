@@ -1,12 +1,12 @@
 import { Body, Controller, Get, Inject, Param, Post } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import { DomainError } from '../errors/domain-error.js';
-import { CLIENT_TYPES, type ClientType } from '../oauth/application.model.js';
-import { ApplicationError } from '../oauth/applications.errors.js';
-import { ApplicationsService } from '../oauth/applications.service.js';
-import { GrantsService } from '../oauth/grants.service.js';
-import type { SignedInUser } from '../sessions/sessions.service.js';
+import { DomainError, failuresOf, InvalidInput } from '../errors/domain-error.js';
+import { type Application, CLIENT_TYPES, type ClientType } from '../oauth/clients/application.model.js';
+import { ApplicationError } from '../oauth/clients/applications.errors.js';
+import { ApplicationsService } from '../oauth/clients/applications.service.js';
+import { GrantsService } from '../oauth/consent/grants.service.js';
+import type { SignedInUser } from '../web/page-sessions.js';
 import { UsersService } from '../users/users.service.js';
 import { fieldErrors, formList, formText } from '../web/form-values.js';
 import type { PageResult } from '../web/page-result.js';
@@ -21,14 +21,51 @@ import {
   confirmRegeneratePage,
   confirmRevokeAccessPage,
 } from './applications.pages.js';
+import { confirmDeleteSecretPage, type CredentialFormValues } from './application-credentials.pages.js';
 
 function applicationInput(body: Record<string, unknown>) {
   return {
     name: formText(body.name),
     redirectUris: formText(body.redirect_uris).split(/\r?\n/),
     postLogoutRedirectUris: formText(body.post_logout_redirect_uris).split(/\r?\n/),
+    backchannelLogoutUri: formText(body.backchannel_logout_uri) || null,
+    // Absent (a form without the choice): registering takes public, an update keeps what the application has.
+    subjectType: body.subject_type === undefined ? undefined : (formText(body.subject_type) as Application['subjectType']),
     scopes: formList(body.scopes),
+    // Only the settings form has these; absent, the application keeps what it has (or gets the defaults).
+    idTokenSignedResponseAlg: body.id_token_signed_response_alg === undefined ? undefined : formText(body.id_token_signed_response_alg),
+    accessTokenFormat: body.access_token_format === undefined ? undefined : formText(body.access_token_format),
+    clientUri: formText(body.client_uri),
+    logoUri: formText(body.logo_uri),
+    description: formText(body.description),
   };
+}
+
+function credentialValues(body: Record<string, unknown>): CredentialFormValues {
+  return { method: formText(body.token_endpoint_auth_method), jwks: formText(body.jwks), jwksUri: formText(body.jwks_uri) };
+}
+
+/**
+ * How a confidential client authenticates, from the form: a secret unless public keys were chosen, then
+ * the keys (a JWK Set pasted in, or its address). Undefined for a form without the choice.
+ */
+function authenticationInput(body: Record<string, unknown>, clientType: ClientType | undefined) {
+  const values = credentialValues(body);
+  if (clientType !== 'confidential' || values.method !== 'private_key_jwt') return undefined;
+  let jwks: unknown;
+  if (values.jwks.trim()) {
+    try {
+      jwks = JSON.parse(values.jwks);
+    } catch {
+      throw new ApplicationError('INVALID_KEYS', 'The public keys must be a JSON Web Key Set: {"keys":[…]}', 'jwks');
+    }
+  }
+  return { tokenEndpointAuthMethod: 'private_key_jwt', jwks, jwksUri: values.jwksUri.trim() || undefined };
+}
+
+function secretOf(which: string): 'current' | 'previous' {
+  if (which !== 'current' && which !== 'previous') throw new ApplicationError('APPLICATION_NOT_FOUND', `No secret "${which}"`, 'id');
+  return which;
 }
 
 /** What was typed, to show the form again with its errors. */
@@ -37,8 +74,28 @@ function formValues(body: Record<string, unknown>, scopes: string[]): Applicatio
     name: formText(body.name),
     redirectUris: formText(body.redirect_uris),
     postLogoutRedirectUris: formText(body.post_logout_redirect_uris),
+    backchannelLogoutUri: formText(body.backchannel_logout_uri),
+    subjectType: formText(body.subject_type),
     scopes,
+    idTokenSignedResponseAlg: body.id_token_signed_response_alg === undefined ? undefined : formText(body.id_token_signed_response_alg),
+    accessTokenFormat: body.access_token_format === undefined ? undefined : formText(body.access_token_format),
+    clientUri: formText(body.client_uri),
+    logoUri: formText(body.logo_uri),
+    description: formText(body.description),
   };
+}
+
+/**
+ * Each invalid field's message, beside its input; a bad URI of a list names its line, as the form takes
+ * one per line ("Line 3: Redirect URIs must use https…").
+ */
+function formErrors(err: DomainError): Record<string, string> {
+  const numbered = failuresOf(err).map((f) =>
+    f instanceof ApplicationError && f.index !== undefined
+      ? new ApplicationError('INVALID_REDIRECT_URI', `Line ${f.index + 1}: ${f.message}`, f.field)
+      : f,
+  );
+  return fieldErrors(numbered.length === 1 ? numbered[0]! : new InvalidInput(numbered));
 }
 
 /** The type chosen on the registration form; a form without one registers a confidential client, as before. */
@@ -80,7 +137,8 @@ export class ApplicationsController {
     await this.users.requireVerifiedEmail(signedIn.user.id);
     try {
       if (!clientType) throw new ApplicationError('INVALID_CLIENT_TYPE', 'Choose confidential or public', 'clientType');
-      const { application, clientSecret } = await this.applications.create(signedIn.user.id, input, clientType);
+      const authentication = authenticationInput(body, clientType);
+      const { application, clientSecret } = await this.applications.create(signedIn.user.id, { ...input, authentication }, clientType);
       const path = `/applications/${application.id}`;
       return seeOther(path, {
         path,
@@ -90,8 +148,8 @@ export class ApplicationsController {
     } catch (err) {
       if (!isInvalidInput(err)) throw err;
       const applications = await this.applications.listForOwner(signedIn.user.id);
-      const values = { ...formValues(body, input.scopes), clientType: formText(body.client_type) };
-      return view((c) => applicationsPage({ signedIn, csrfToken: c.csrfToken, applications, errors: fieldErrors(err), values }), {
+      const values = { ...formValues(body, input.scopes), clientType: formText(body.client_type), credentials: credentialValues(body) };
+      return view((c) => applicationsPage({ signedIn, csrfToken: c.csrfToken, applications, errors: formErrors(err), values }), {
         status: 422,
       });
     }
@@ -117,7 +175,11 @@ export class ApplicationsController {
     const current = await this.applications.get(id, signedIn.user.id);
     const input = applicationInput(body);
     try {
-      await this.applications.update(id, signedIn.user.id, input);
+      const keys = current.tokenEndpointAuthMethod === 'private_key_jwt';
+      const authentication = keys
+        ? authenticationInput({ ...body, token_endpoint_auth_method: 'private_key_jwt' }, 'confidential')
+        : undefined;
+      await this.applications.update(id, signedIn.user.id, { ...input, authentication });
       return seeOther(`/applications/${id}`, { path: `/applications/${id}`, notice: 'Saved.' });
     } catch (err) {
       if (!isInvalidInput(err)) throw err;
@@ -129,12 +191,44 @@ export class ApplicationsController {
             csrfToken: c.csrfToken,
             application: current,
             baseUrl: this.config.baseUrl,
-            errors: fieldErrors(err),
+            errors: formErrors(err),
             values,
+            credentials: credentialValues(body),
           }),
         { status: 422 },
       );
     }
+  }
+
+  /** A second secret beside the current one (a rotation without downtime), shown once. */
+  @Post('applications/:id/secrets')
+  async addSecret(@SignedIn() signedIn: SignedInUser, @Param('id') id: string): Promise<PageResult> {
+    const { application, clientSecret } = await this.applications.addSecret(id, signedIn.user.id);
+    const path = `/applications/${application.id}`;
+    return seeOther(path, {
+      path,
+      notice: 'A new secret was generated. The older one keeps working until you delete it.',
+      secret: { label: 'Application Secret', value: clientSecret },
+    });
+  }
+
+  @Get('applications/:id/secrets/:which/delete')
+  async confirmDeleteSecret(
+    @SignedIn() signedIn: SignedInUser,
+    @Param('id') id: string,
+    @Param('which') which: string,
+  ): Promise<PageResult> {
+    const application = await this.applications.get(id, signedIn.user.id);
+    if (!application.previousSecretCreatedAt)
+      throw new ApplicationError('ONE_SECRET', 'This is the application’s only secret: generate a new one first', 'id');
+    return view((c) => confirmDeleteSecretPage({ signedIn, csrfToken: c.csrfToken, application, which: secretOf(which) }));
+  }
+
+  @Post('applications/:id/secrets/:which/delete')
+  async deleteSecret(@SignedIn() signedIn: SignedInUser, @Param('id') id: string, @Param('which') which: string): Promise<PageResult> {
+    const application = await this.applications.deleteSecret(id, secretOf(which), signedIn.user.id);
+    const path = `/applications/${application.id}`;
+    return seeOther(path, { path, notice: 'Secret deleted: it no longer works.' });
   }
 
   @Get('applications/:id/secret')

@@ -15,6 +15,12 @@ import { TwoFactorPagesController } from './two-factor.controller.js';
 import { TwoFactorModule } from '../two-factor/two-factor.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { WebhooksController } from './webhooks.controller.js';
+import { ServiceAccountsController } from './service-accounts.controller.js';
+import { ResourceServersController } from './resource-servers.controller.js';
+import { EventsModule } from '../events/events.module.js';
+import { AuthModule } from '../auth/auth.module.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
+import { WebModule } from '../web/web.module.js';
 
 /** The dashboard pages for signed-in users, and the session as the API explorer's credential. */
 @Module({
@@ -28,6 +34,10 @@ import { WebhooksController } from './webhooks.controller.js';
     PasskeysModule,
     AccountLinksModule,
     WebhooksModule,
+    EventsModule,
+    AuthModule,
+    MetricsModule,
+    WebModule,
   ],
   controllers: [
     AccountController,
@@ -36,6 +46,8 @@ import { WebhooksController } from './webhooks.controller.js';
     ExplorerController,
     TwoFactorPagesController,
     WebhooksController,
+    ServiceAccountsController,
+    ResourceServersController,
   ],
   providers: [SessionCredential],
 })

@@ -1,7 +1,7 @@
 import { unverifiedNotice } from '../account-links/account-links.pages.js';
 import { html, SafeHtml } from '../web/html.js';
 import { fieldError } from '../web/layout.js';
-import type { SignedInUser } from '../sessions/sessions.service.js';
+import type { SignedInUser } from '../web/page-sessions.js';
 
 const when = (date: Date) => new Date(date).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
 

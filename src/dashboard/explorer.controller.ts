@@ -2,7 +2,7 @@ import { Controller, Get, Inject } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import type { SignedInUser } from '../sessions/sessions.service.js';
+import type { SignedInUser } from '../web/page-sessions.js';
 import type { PageResult } from '../web/page-result.js';
 import { view } from '../web/page-result.js';
 import { Pages, SignedIn } from '../web/pages.decorator.js';

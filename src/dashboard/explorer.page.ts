@@ -1,4 +1,4 @@
-import type { SignedInUser } from '../sessions/sessions.service.js';
+import type { SignedInUser } from '../web/page-sessions.js';
 import { html } from '../web/html.js';
 import { page } from '../web/layout.js';
 import { vendorUrl } from '../web/vendor-assets.js';
@@ -6,7 +6,7 @@ import { vendorUrl } from '../web/vendor-assets.js';
 /**
  * GraphiQL, from our own files, running as the signed-in user: assets/explorer.js reads the page's
  * CSRF token from the `csrf-token` meta element and sends it with every call to /graphql, which then
- * accepts the session cookie (see "API explorer and the session" in docs/architecture.md). The
+ * accepts the session cookie (see src/dashboard/README.md). The
  * `style-nonce` is this response's CSP nonce for the style elements GraphiQL's dialogs create.
  */
 export function explorerPage(o: { signedIn: SignedInUser; csrfToken: string; baseUrl: string; styleNonce: string }): string {

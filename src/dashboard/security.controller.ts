@@ -2,8 +2,8 @@ import { Body, Controller, Get, Param, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { DomainError, failuresOf } from '../errors/domain-error.js';
 import { SessionsService } from '../sessions/sessions.service.js';
-import type { SignedInUser } from '../sessions/sessions.service.js';
-import { SignInThrottle, tryAgainIn } from '../sessions/sign-in-throttle.js';
+import type { SignedInUser } from '../web/page-sessions.js';
+import { AttemptThrottle, tryAgainIn } from '../sessions/attempt-throttle.js';
 import { WebSession } from '../sessions/web-session.js';
 import { accountThrottleKey, UsersService } from '../users/users.service.js';
 import { fieldErrors, formText } from '../web/form-values.js';
@@ -28,7 +28,7 @@ export class SecurityController {
     private readonly users: UsersService,
     private readonly sessions: SessionsService,
     private readonly session: WebSession,
-    private readonly throttle: SignInThrottle,
+    private readonly throttle: AttemptThrottle,
     private readonly metrics: Metrics,
     private readonly passwordChange: PasswordChange,
     private readonly secondFactors: SecondFactors,

@@ -1,5 +1,6 @@
 import { describeBrowser } from '../sessions/browser-description.js';
-import type { ActiveSession, SignedInUser } from '../sessions/sessions.service.js';
+import type { ActiveSession } from '../sessions/sessions.service.js';
+import type { SignedInUser } from '../web/page-sessions.js';
 import { html } from '../web/html.js';
 import { confirmationPage, fieldError, page } from '../web/layout.js';
 import { PASSWORD_MIN_LENGTH } from '../users/user-validation.js';

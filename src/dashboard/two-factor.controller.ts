@@ -1,8 +1,8 @@
 import { UserError } from '../users/users.errors.js';
 import { Body, Controller, Get, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { SignedInUser } from '../sessions/sessions.service.js';
-import { SignInThrottle, tryAgainIn } from '../sessions/sign-in-throttle.js';
+import type { SignedInUser } from '../web/page-sessions.js';
+import { AttemptThrottle, tryAgainIn } from '../sessions/attempt-throttle.js';
 import { RECOVERY_CODES_FLASH_LABEL, RECOVERY_CODES_PAGE, RecoveryCodes } from '../two-factor/recovery-codes.service.js';
 import { TotpService } from '../two-factor/totp.service.js';
 import { TwoFactorError } from '../two-factor/two-factor.errors.js';
@@ -33,7 +33,7 @@ export class TwoFactorPagesController {
     private readonly recoveryCodes: RecoveryCodes,
     private readonly secondFactors: SecondFactors,
     private readonly users: UsersService,
-    private readonly throttle: SignInThrottle,
+    private readonly throttle: AttemptThrottle,
     private readonly metrics: Metrics,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { SignedInUser } from '../sessions/sessions.service.js';
+import type { SignedInUser } from '../web/page-sessions.js';
 import type { TotpEnrolment } from '../two-factor/totp.service.js';
 import { html } from '../web/html.js';
 import { fieldError, page } from '../web/layout.js';

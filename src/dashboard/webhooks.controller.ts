@@ -10,7 +10,7 @@ import { projectRoot } from '../config/project-root.js';
 import { isUuid } from '../database/uuid.js';
 import { DomainError } from '../errors/domain-error.js';
 import type { DomainEventType } from '../events/domain-events.js';
-import type { SignedInUser } from '../sessions/sessions.service.js';
+import type { SignedInUser } from '../web/page-sessions.js';
 import {
   type WebhookEndpoint,
   type WebhookEndpointInput,

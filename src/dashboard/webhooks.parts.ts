@@ -1,5 +1,5 @@
 import { DOMAIN_EVENT_DESCRIPTIONS, DOMAIN_EVENT_TYPES } from '../events/domain-events.js';
-import type { SignedInUser } from '../sessions/sessions.service.js';
+import type { SignedInUser } from '../web/page-sessions.js';
 import type { WebhookDelivery, WebhookEndpoint, WebhookOwner } from '../webhooks/webhook-endpoints.service.js';
 import type { WebhookDeliveryState } from '../webhooks/webhook-states.js';
 import { html, SafeHtml } from '../web/html.js';

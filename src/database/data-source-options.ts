@@ -34,6 +34,11 @@ export function dataSourceOptions(config: AppConfig, target: DatabaseTarget, rol
     migrationsTransactionMode: 'each',
     migrationsRun: false,
     synchronize: false,
+    // Generated uuid keys default to gen_random_uuid(), built into PostgreSQL (13+) and PGlite, as in the
+    // hand-written migrations; uuid_generate_v4() needs uuid-ossp, which the embedded database lacks.
+    // No extension is created on connect: the schema changes through migrations only.
+    uuidExtension: 'pgcrypto',
+    installExtensions: false,
     // Failed queries surface as exceptions and are logged by the edges, without their parameters.
     logging: false,
     connectTimeoutMS: config.database.connectTimeoutMs,

@@ -6,16 +6,20 @@ import { RegistrationEntity } from '../events/registration.entity.js';
 import { TicketTypeEntity } from '../events/ticket-type.entity.js';
 import { HousekeepingRunEntity } from '../housekeeping/housekeeping-run.entity.js';
 import { LegacyApiUsageEntity } from '../legacy-api/legacy-api-usage.entity.js';
-import { AccessTokenEntity } from '../oauth/access-token.entity.js';
-import { ApplicationEntity } from '../oauth/application.entity.js';
-import { AuthorizationCodeEntity } from '../oauth/authorization-code.entity.js';
-import { DeviceAuthorizationEntity } from '../oauth/device-authorization.entity.js';
-import { GrantEntity } from '../oauth/grant.entity.js';
-import { SigningKeyEntity } from '../oauth/signing-key.entity.js';
+import { AccessTokenEntity } from '../oauth/tokens/access-token.entity.js';
+import { ResourceServerEntity } from '../oauth/resources/resource-server.entity.js';
+import { RefreshTokenEntity } from '../oauth/tokens/refresh-token.entity.js';
+import { ApplicationEntity } from '../oauth/clients/application.entity.js';
+import { ClientAssertionEntity } from '../oauth/clients/client-assertion.entity.js';
+import { AuthorizationCodeEntity } from '../oauth/authorize/authorization-code.entity.js';
+import { DeviceAuthorizationEntity } from '../oauth/device/device-authorization.entity.js';
+import { GrantEntity } from '../oauth/consent/grant.entity.js';
+import { SessionClientEntity } from '../oauth/logout/backchannel/session-client.entity.js';
+import { SigningKeyEntity } from '../oauth/keys/signing-key.entity.js';
 import { PersonalTokenEntity } from '../personal-tokens/personal-token.entity.js';
 import { KnownBrowserEntity } from '../sessions/known-browser.entity.js';
 import { SessionEntity } from '../sessions/session.entity.js';
-import { SignInFailureEntity } from '../sessions/sign-in-failure.entity.js';
+import { CountedAttemptEntity } from '../sessions/counted-attempt.entity.js';
 import { UserEntity } from '../users/user.entity.js';
 import { RecoveryCodeEntity } from '../two-factor/recovery-code.entity.js';
 import { PasskeyEntity } from '../passkeys/passkey.entity.js';
@@ -32,12 +36,16 @@ export const ENTITIES = [
   UserEntity,
   PersonalTokenEntity,
   SessionEntity,
-  SignInFailureEntity,
+  CountedAttemptEntity,
   ApplicationEntity,
+  ClientAssertionEntity,
   AccessTokenEntity,
+  ResourceServerEntity,
+  RefreshTokenEntity,
   AuthorizationCodeEntity,
   DeviceAuthorizationEntity,
   GrantEntity,
+  SessionClientEntity,
   SigningKeyEntity,
   OrganizerEntity,
   OrganizerMemberEntity,

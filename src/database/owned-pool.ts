@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { PoolWaitTimeoutError } from './database-unavailable.js';
+import { PoolWaitTimeoutError } from '../errors/database-unavailable.js';
 import { PoolWaits } from './pool-waits.js';
 
 type Callback = (err: Error | undefined, client?: pg.PoolClient, release?: (err?: Error) => void) => void;

@@ -1,8 +1,7 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ErrorMappers } from './error-mappers.js';
 
 /** The registry features contribute their error mappers to (FallbackExceptionFilter reads it). */
-@Global()
 @Module({
   providers: [ErrorMappers],
   exports: [ErrorMappers],

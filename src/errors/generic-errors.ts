@@ -1,7 +1,7 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
-import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../database/database-unavailable.js';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from './database-unavailable.js';
 import { repeatedFailures } from '../logging/repeated-failures.js';
 import { DomainError, DomainErrorKind, failuresOf } from './domain-error.js';
 import { UnstorableTextError } from './text-input.js';

@@ -16,11 +16,17 @@ import { OrganizerMembersResolver, OrganizersResolver } from './organizers.resol
 import { OrganizersService } from './organizers.service.js';
 import { AttendeesResolver, RegistrationsResolver, ViewerListsResolver } from './registrations.resolver.js';
 import { RegistrationsService } from './registrations.service.js';
+import { ServiceAccountsService } from './service-accounts.service.js';
+import { ServiceAccountsResolver } from './service-accounts.resolver.js';
+import { SecurityNoticesModule } from '../security-notices/security-notices.module.js';
 import { TicketKeysController } from './ticket-keys.controller.js';
 import { TicketCodes } from './ticket-codes.js';
 import { TicketTypesResolver } from './ticket-types.resolver.js';
 import { TicketTypesService } from './ticket-types.service.js';
 import { WebhookOutbox } from './webhook-outbox.js';
+import { AuthModule } from '../auth/auth.module.js';
+import { DatabaseModule } from '../database/database.module.js';
+import { JobsModule } from '../jobs/jobs.module.js';
 
 /**
  * The events domain: organizers and their teams, events, ticket types, registrations and attendees.
@@ -28,7 +34,7 @@ import { WebhookOutbox } from './webhook-outbox.js';
  */
 @Module({
   // OAuthModule: its signing keys sign ticket codes (TicketCodes); /check-in/keys publishes them longer.
-  imports: [UsersModule, OAuthModule],
+  imports: [JobsModule, DatabaseModule, UsersModule, OAuthModule, AuthModule, SecurityNoticesModule],
   controllers: [TicketKeysController],
   providers: [
     EventTables,
@@ -36,6 +42,7 @@ import { WebhookOutbox } from './webhook-outbox.js';
     EventsService,
     TicketTypesService,
     RegistrationsService,
+    ServiceAccountsService,
     TicketCodes,
     EventsReaderFactory,
     PublicListingCache,
@@ -51,6 +58,7 @@ import { WebhookOutbox } from './webhook-outbox.js';
     AttendeesResolver,
     ViewerListsResolver,
     NodeResolver,
+    ServiceAccountsResolver,
     EventNotices,
     WebhookOutbox,
     NoticeFacts,
@@ -63,6 +71,7 @@ import { WebhookOutbox } from './webhook-outbox.js';
     EventsService,
     TicketTypesService,
     RegistrationsService,
+    ServiceAccountsService,
     TicketCodes,
     EventsReaderFactory,
     GraphqlReaders,

@@ -10,7 +10,9 @@ import { UsersService } from '../users/users.service.js';
 import { EventTables } from './event-tables.js';
 import { EventError } from './events.errors.js';
 import { PublicListingCache } from './public-listing-cache.js';
+import type { Principal } from '../auth/principal.js';
 import type { Attendee, Event, Organizer, OrganizerRoleValue, Registration, TicketType } from './events.model.js';
+import type { CallerRole } from './events.policy.js';
 
 type Row = Record<string, unknown>;
 
@@ -21,7 +23,7 @@ type Row = Record<string, unknown>;
  * period); null otherwise.
  */
 export interface Membership {
-  role: OrganizerRoleValue;
+  role: CallerRole;
   secondFactorDeadline: Date | null;
 }
 
@@ -52,10 +54,15 @@ export class EventsReader {
     usersService: UsersService,
     private readonly tables: EventTables,
     private readonly dataSource: DataSource,
-    /** The authenticated user, or null for an anonymous caller. */
+    /** The authenticated user, or null for an anonymous caller or a service account. */
     readonly userId: string | null,
     private readonly clock: Clock,
     private readonly listings: PublicListingCache,
+    /**
+     * A service account's organizer: the caller acts for it, and for no other, as its `service_account`
+     * member (events.policy.ts); never for a person (no user, no registrations of its own).
+     */
+    readonly serviceAccountOf: string | null = null,
   ) {
     const query = (sql: string, params: unknown[]): Promise<Row[]> => statements.run(sql, params);
     const { organizers: o, events: e, ticketTypes: t, registrations: r, attendees: a } = tables;
@@ -79,6 +86,7 @@ export class EventsReader {
       return ids.map((id) => found.get(id) ?? null);
     });
     this.memberships = new DataLoader(async (organizerIds) => {
+      if (this.serviceAccountOf !== null) return organizerIds.map((id) => (id === this.serviceAccountOf ? SERVICE_ACCOUNT : null));
       if (!this.userId) return organizerIds.map(() => null);
       const rows = await query(MEMBERSHIPS, [this.userId, organizerIds]);
       const found = new Map(
@@ -105,14 +113,19 @@ export class EventsReader {
    * organizer's second-factor requirement (past its grace period without one): such a member sees what
    * everyone sees and acts for the organizer in nothing (`refusal` tells them why).
    */
-  async role(organizerId: string): Promise<OrganizerRoleValue | null> {
+  async role(organizerId: string): Promise<CallerRole | null> {
     const membership = await this.membership(organizerId);
     return membership && !this.heldBack(membership) ? membership.role : null;
   }
 
   /** The caller's membership as stored, whether or not a second-factor requirement holds it back. */
   membership(organizerId: string): Promise<Membership | null> {
-    return this.userId ? this.memberships.load(organizerId) : NO_MEMBERSHIP;
+    return this.userId || this.serviceAccountOf ? this.memberships.load(organizerId) : NO_MEMBERSHIP;
+  }
+
+  /** Nobody at all: no user and no service account. */
+  get anonymous(): boolean {
+    return this.userId === null && this.serviceAccountOf === null;
   }
 
   /**
@@ -246,6 +259,8 @@ export class EventsReader {
 
 // What an anonymous caller has in every organizer and event: one settled promise, not one per field.
 const NO_MEMBERSHIP: Promise<Membership | null> = Promise.resolve(null);
+// A service account in its own organizer: never held back by a second-factor requirement (it is no person).
+const SERVICE_ACCOUNT: Membership = { role: 'service_account', secondFactorDeadline: null };
 
 /**
  * The second-factor deadline of member `m` (of `organizer_members`) in organizer `o`, whose user is `u`:
@@ -305,7 +320,12 @@ export class EventsReaderFactory {
     private readonly listings: PublicListingCache,
   ) {}
 
-  create(userId: string | null): EventsReader {
-    return new EventsReader(this.statements, this.users, this.tables, this.dataSource, userId, this.clock, this.listings);
+  create(userId: string | null, serviceAccountOf: string | null = null): EventsReader {
+    return new EventsReader(this.statements, this.users, this.tables, this.dataSource, userId, this.clock, this.listings, serviceAccountOf);
+  }
+
+  /** The reader of a request's caller: a user, a service account (its organizer), or anonymous (null). */
+  forPrincipal(principal: Principal | null | undefined): EventsReader {
+    return this.create(principal?.user?.id ?? null, principal?.serviceAccount?.organizerId ?? null);
   }
 }

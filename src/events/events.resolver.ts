@@ -4,21 +4,20 @@ import { Public } from '../auth/public.decorator.js';
 import { toConnection, toPageRequest } from '../graphql/connection.js';
 import { idOfType } from '../graphql/global-id.js';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
-import type * as G from '../graphql/graphql.schema.js';
+import type * as G from '../generated/graphql-resolvers.js';
 import type { FieldResolvers, RootResolvers } from '../graphql/resolver-types.js';
+import { toPayload } from '../graphql/payload.js';
 import {
-  COUNT,
   lower,
-  MODEL,
   requireId,
   toGqlEvent,
   toGqlEventConnection,
   toGqlOrganizer,
   toGqlRegistration,
   toGqlTicketType,
-  toPayload,
 } from './events.graphql-mappers.js';
-import type { GqlEvent, GqlEventConnection } from './events.graphql-mappers.js';
+import { COUNT, MODEL } from './events.graphql-parents.js';
+import type { GqlEvent, GqlEventConnection } from './events.graphql-parents.js';
 import type { EventFormatValue, EventVisibilityValue, RegistrationStatusValue } from './events.model.js';
 import { EventsService } from './events.service.js';
 import { GraphqlReaders } from './graphql-readers.js';

@@ -24,8 +24,8 @@ import {
 } from './event-validation.js';
 import { changesBetween, EventNotices, toldValues } from './event-notices.js';
 import { EventError } from './events.errors.js';
-import type { Event, EventFormatValue, EventVisibilityValue, OrganizerRoleValue } from './events.model.js';
-import { EventsPolicy } from './events.policy.js';
+import type { Event, EventFormatValue, EventVisibilityValue } from './events.model.js';
+import { CallerRole, EventsPolicy } from './events.policy.js';
 import type { EventsReader } from './events.reader.js';
 import { EventTables } from './event-tables.js';
 import { OrganizersService } from './organizers.service.js';
@@ -286,7 +286,7 @@ export class EventsService {
    * confirmed registration. The one rule GraphQL and REST both apply.
    */
   async onlineUrlFor(reader: EventsReader, event: Event): Promise<string | null> {
-    if (!event.onlineUrl || !reader.userId) return null;
+    if (!event.onlineUrl || reader.anonymous) return null;
     const [role, registration] = await Promise.all([reader.role(event.organizerId), reader.activeRegistration(event.id)]);
     return EventsPolicy.canSeeOnlineUrl(role, registration?.status === 'confirmed') ? event.onlineUrl : null;
   }
@@ -318,12 +318,7 @@ export class EventsService {
     return this.requireRole(reader, eventId, EventsPolicy.canManage, action);
   }
 
-  async requireRole(
-    reader: EventsReader,
-    eventId: string,
-    allowed: (role: OrganizerRoleValue | null) => boolean,
-    action: string,
-  ): Promise<Event> {
+  async requireRole(reader: EventsReader, eventId: string, allowed: (role: CallerRole | null) => boolean, action: string): Promise<Event> {
     const event = await reader.events.load(eventId);
     const role = event ? await reader.role(event.organizerId) : null;
     if (!event) throw EventError.notFound('Event', 'eventId');
@@ -397,7 +392,7 @@ function publicListing(select: string, filter: EventFilter): PageSource {
   return { select, from: 'events e', where, params };
 }
 
-function organizerListing(select: string, organizerId: string, role: OrganizerRoleValue | null): PageSource {
+function organizerListing(select: string, organizerId: string, role: CallerRole | null): PageSource {
   const where = ['e.organizer_id = $1'];
   if (role === null) where.push(`e.status = 'published'`, `e.visibility = 'public'`);
   return { select, from: 'events e', where, params: [organizerId] };

@@ -10,7 +10,7 @@ export class GraphqlReaders {
   constructor(private readonly factory: EventsReaderFactory) {}
 
   of(context: GraphqlContext): EventsReader {
-    return perRequest(context, this.factory, () => this.factory.create(context.principal?.user.id ?? null));
+    return perRequest(context, this.factory, () => this.factory.forPrincipal(context.principal));
   }
 
   /**

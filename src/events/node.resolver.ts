@@ -2,7 +2,7 @@ import { Query, Resolver, ResolveField } from '@nestjs/graphql';
 import { Public } from '../auth/public.decorator.js';
 import { fromGlobalId } from '../graphql/global-id.js';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
-import type * as G from '../graphql/graphql.schema.js';
+import type * as G from '../generated/graphql-resolvers.js';
 import type { RootResolvers } from '../graphql/resolver-types.js';
 import { toGqlAttendee, toGqlEvent, toGqlOrganizer, toGqlRegistration, toGqlTicketType } from './events.graphql-mappers.js';
 import { EventsService } from './events.service.js';

@@ -1,12 +1,15 @@
+import { personOf } from '../auth/principal.js';
 import { Mutation, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { Public } from '../auth/public.decorator.js';
 import { toConnection, toPageRequest } from '../graphql/connection.js';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
-import type * as G from '../graphql/graphql.schema.js';
+import type * as G from '../generated/graphql-resolvers.js';
 import type { FieldResolvers, RootResolvers } from '../graphql/resolver-types.js';
+import { toPayload } from '../graphql/payload.js';
 import type { UserProfile } from '../users/user.model.js';
-import { lower, MODEL, requireId, toGqlEventConnection, toGqlMember, toGqlOrganizer, toPayload } from './events.graphql-mappers.js';
-import type { GqlEventConnection, GqlMember, GqlOrganizer } from './events.graphql-mappers.js';
+import { lower, requireId, toGqlEventConnection, toGqlMember, toGqlOrganizer } from './events.graphql-mappers.js';
+import { MODEL } from './events.graphql-parents.js';
+import type { GqlEventConnection, GqlMember, GqlOrganizer } from './events.graphql-parents.js';
 import type { OrganizerRoleValue } from './events.model.js';
 import { EventsService } from './events.service.js';
 import { GraphqlReaders } from './graphql-readers.js';
@@ -19,7 +22,7 @@ export class OrganizersResolver
       G.OrganizerResolvers,
       G.Organizer,
       GqlOrganizer,
-      'viewerRole' | 'viewerSecondFactorDeadline' | 'events' | 'members' | 'webhookEndpoints'
+      'viewerRole' | 'viewerSecondFactorDeadline' | 'events' | 'members' | 'webhookEndpoints' | 'serviceAccounts'
     >,
     RootResolvers<G.QueryResolvers, 'organizer'>,
     RootResolvers<
@@ -35,6 +38,8 @@ export class OrganizersResolver
 
   // Resolved by the webhooks feature, which owns endpoints (OrganizerWebhooksResolver).
   declare webhookEndpoints: NonNullable<G.OrganizerResolvers['webhookEndpoints']>;
+  // Resolved beside the service accounts' mutations (ServiceAccountsResolver).
+  declare serviceAccounts: NonNullable<G.OrganizerResolvers['serviceAccounts']>;
 
   @Query('organizer')
   @Public()
@@ -47,7 +52,8 @@ export class OrganizersResolver
   @ResolveField('viewerRole')
   async viewerRole(organizer: GqlOrganizer, _args: unknown, ctx: GraphqlContext): Promise<G.OrganizerRole | null> {
     const role = await this.readers.of(ctx).role(organizer[MODEL].id);
-    return role ? (role.toUpperCase() as G.OrganizerRole) : null;
+    // A service account is no member of the team: it has no role to show.
+    return role && role !== 'service_account' ? (role.toUpperCase() as G.OrganizerRole) : null;
   }
 
   @ResolveField('viewerSecondFactorDeadline')
@@ -78,7 +84,7 @@ export class OrganizersResolver
 
   @Mutation('createOrganizer')
   createOrganizer(_root: unknown, { input }: G.MutationCreateOrganizerArgs, ctx: GraphqlContext) {
-    return toPayload('organizer', async () => toGqlOrganizer(await this.organizersService.create(ctx.principal!.user.id, input)));
+    return toPayload('organizer', async () => toGqlOrganizer(await this.organizersService.create(personOf(ctx.principal!).id, input)));
   }
 
   @Mutation('updateOrganizer')

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { Clock } from '../clock/clock.js';
 import { Assignments } from '../database/assignments.js';
 import type { Page, PageRequest, SortKey } from '../database/keyset.js';
@@ -11,10 +11,12 @@ import { UsersService } from '../users/users.service.js';
 import { checkDescription, checkName, checkSlug, checkUrl, ifGiven } from './event-validation.js';
 import { EventError } from './events.errors.js';
 import type { Organizer, OrganizerMember, OrganizerRoleValue } from './events.model.js';
-import { EventsPolicy } from './events.policy.js';
+import { CallerRole, EventsPolicy } from './events.policy.js';
 import type { EventsReader } from './events.reader.js';
 import { checkAll } from '../errors/domain-error.js';
 import { EventTables } from './event-tables.js';
+import { OrganizerEntity } from './organizer.entity.js';
+import { OrganizerMemberEntity } from './organizer-member.entity.js';
 
 export interface OrganizerInput {
   slug: string;
@@ -60,6 +62,49 @@ export class OrganizersService {
     private readonly secondFactors: SecondFactors,
   ) {}
 
+  /** The organizers the user owns or administers ({ id, name }), by name: what they may give a webhook endpoint. */
+  managedBy(userId: string): Promise<{ id: string; name: string }[]> {
+    return this.withRoles(userId, ['owner', 'admin']);
+  }
+
+  /** The organizers the user owns ({ id, name }), by name: those whose service accounts they manage. */
+  ownedBy(userId: string): Promise<{ id: string; name: string }[]> {
+    return this.withRoles(userId, ['owner']);
+  }
+
+  private async withRoles(userId: string, roles: OrganizerRoleValue[]): Promise<{ id: string; name: string }[]> {
+    const { organizers: o, members: m } = this.tables;
+    const rows = (await this.dataSource.query(
+      `SELECT ${o.alias}.${o.column('id')} AS id, ${o.alias}.${o.column('name')} AS name FROM ${o.name} ${o.alias}
+         JOIN ${m.name} ${m.alias} ON ${m.alias}.${m.column('organizerId')} = ${o.alias}.${o.column('id')}
+          AND ${m.alias}.${m.column('userId')} = $1 AND ${m.alias}.${m.column('role')} = ANY($2)
+       ORDER BY ${o.alias}.${o.column('name')}`,
+      [userId, roles],
+    )) as { id: string; name: string }[];
+    return rows;
+  }
+
+  /** The ids of the people who own or administer an organizer (whom to tell about its webhooks), read in `manager`'s transaction when given. */
+  async managerIds(organizerId: string, manager: EntityManager = this.dataSource.manager): Promise<string[]> {
+    const members = await manager.getRepository(OrganizerMemberEntity).find({
+      where: { organizerId, role: In(['owner', 'admin']) },
+      select: { userId: true },
+    });
+    return members.map((m) => m.userId);
+  }
+
+  /** An organizer's name, or null if there is none (what a notice names it by). */
+  async nameOf(organizerId: string): Promise<string | null> {
+    const found = await this.dataSource.getRepository(OrganizerEntity).findOne({ where: { id: organizerId }, select: { name: true } });
+    return found?.name ?? null;
+  }
+
+  /** Holds the organizer's row (FOR NO KEY UPDATE) for the rest of `tx`, as a change that depends on it must. */
+  async lockRow(tx: EntityManager, organizerId: string): Promise<void> {
+    const o = this.tables.organizers;
+    await tx.query(`SELECT 1 FROM ${o.name} WHERE ${o.column('id')} = $1 FOR NO KEY UPDATE`, [organizerId]);
+  }
+
   /** A new organizer with the user as its owner; the user's e-mail address must be verified (EMAIL_NOT_VERIFIED). */
   async create(userId: string, input: OrganizerInput): Promise<Organizer> {
     await this.users.requireVerifiedEmail(userId);
@@ -96,7 +141,7 @@ export class OrganizersService {
     const requirement = changes.requireSecondFactor != null || changes.secondFactorGraceHours != null;
     await (requirement
       ? this.requireRole(reader, organizerId, EventsPolicy.canRequireSecondFactor, "change this organizer's second-factor requirement")
-      : this.requireRole(reader, organizerId, EventsPolicy.canManage, 'change this organizer'));
+      : this.requireRole(reader, organizerId, EventsPolicy.canManageOrganizer, 'change this organizer'));
     const valid = checkAll({
       name: () => ifGiven(changes.name, (name) => checkName(name, 200)),
       description: () => ifGiven(changes.description, (description) => checkDescription(description, 5000)),
@@ -140,7 +185,7 @@ export class OrganizersService {
   }
 
   async addMember(reader: EventsReader, organizerId: string, username: string, role: OrganizerRoleValue): Promise<OrganizerMember> {
-    const callerRole = await this.requireRole(reader, organizerId, EventsPolicy.canManage, 'add members');
+    const callerRole = await this.requireRole(reader, organizerId, EventsPolicy.canManageOrganizer, 'add members');
     if (!EventsPolicy.canAssignRole(callerRole, role)) throw EventError.forbidden('grant the owner role');
     const user = await this.userNamed(username);
     const { members } = this.tables;
@@ -161,7 +206,7 @@ export class OrganizersService {
   }
 
   async updateMember(reader: EventsReader, organizerId: string, username: string, role: OrganizerRoleValue): Promise<OrganizerMember> {
-    const callerRole = await this.requireRole(reader, organizerId, EventsPolicy.canManage, 'change roles');
+    const callerRole = await this.requireRole(reader, organizerId, EventsPolicy.canManageOrganizer, 'change roles');
     const user = await this.userNamed(username);
     return this.changeTeam(reader, organizerId, async (tx, members) => {
       const current = members.get(user.id);
@@ -184,7 +229,7 @@ export class OrganizersService {
     // Leaving needs no second factor: a member held back by the requirement may still go.
     const callerRole = removingSelf
       ? await this.requireMembership(reader, organizerId)
-      : await this.requireRole(reader, organizerId, EventsPolicy.canManage, 'remove members');
+      : await this.requireRole(reader, organizerId, EventsPolicy.canManageOrganizer, 'remove members');
     await this.changeTeam(reader, organizerId, async (tx, members) => {
       const current = members.get(user.id);
       if (!current) throw new EventError('MEMBER_NOT_FOUND', `${user.username} is not a member of this organizer.`, 'username');
@@ -230,9 +275,9 @@ export class OrganizersService {
   async requireRole(
     reader: EventsReader,
     organizerId: string,
-    allowed: (role: OrganizerRoleValue | null) => boolean,
+    allowed: (role: CallerRole | null) => boolean,
     action: string,
-  ): Promise<OrganizerRoleValue | null> {
+  ): Promise<CallerRole | null> {
     const [organizer, role] = await Promise.all([reader.organizers.load(organizerId), reader.role(organizerId)]);
     if (!organizer) throw EventError.notFound('Organizer', 'organizerId');
     if (!allowed(role)) throw await reader.refusal(organizerId, action);
@@ -247,7 +292,7 @@ export class OrganizersService {
     return (await reader.membership(organizerId))?.secondFactorDeadline ?? null;
   }
 
-  private async requireMembership(reader: EventsReader, organizerId: string): Promise<OrganizerRoleValue> {
+  private async requireMembership(reader: EventsReader, organizerId: string): Promise<CallerRole> {
     const [organizer, membership] = await Promise.all([reader.organizers.load(organizerId), reader.membership(organizerId)]);
     if (!organizer) throw EventError.notFound('Organizer', 'organizerId');
     if (!membership) throw EventError.forbidden('leave this organizer');

@@ -1,21 +1,13 @@
 import { Mutation, ResolveField, Resolver } from '@nestjs/graphql';
 import { toConnection, toPageRequest } from '../graphql/connection.js';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
-import type * as G from '../graphql/graphql.schema.js';
+import type * as G from '../generated/graphql-resolvers.js';
 import type { FieldResolvers, RootResolvers } from '../graphql/resolver-types.js';
+import { toPayload } from '../graphql/payload.js';
 import type { UserProfile } from '../users/user.model.js';
-import {
-  lower,
-  MODEL,
-  requireId,
-  toGqlAttendee,
-  toGqlEvent,
-  toGqlMember,
-  toGqlRegistration,
-  toGqlTicketType,
-  toPayload,
-} from './events.graphql-mappers.js';
-import type { GqlAttendee, GqlEvent, GqlRegistration, GqlTicketType } from './events.graphql-mappers.js';
+import { lower, requireId, toGqlAttendee, toGqlEvent, toGqlMember, toGqlRegistration, toGqlTicketType } from './events.graphql-mappers.js';
+import { MODEL } from './events.graphql-parents.js';
+import type { GqlAttendee, GqlEvent, GqlRegistration, GqlTicketType } from './events.graphql-parents.js';
 import type { RegistrationStatusValue } from './events.model.js';
 import { GraphqlReaders } from './graphql-readers.js';
 import { OrganizersService } from './organizers.service.js';

@@ -507,7 +507,7 @@ export class RegistrationsService {
   /** The registration, if the caller made it or belongs to the event's organizer. */
   async findVisible(reader: EventsReader, registrationId: string): Promise<Registration | null> {
     const registration = await reader.registrations.load(registrationId);
-    if (!registration || !reader.userId) return null;
+    if (!registration || reader.anonymous) return null;
     return (await this.canSee(reader, registration)) ? registration : null;
   }
 

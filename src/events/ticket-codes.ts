@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import jwt from 'jsonwebtoken';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import { SigningKeysService } from '../oauth/signing-keys.service.js';
+import { SigningKeysService } from '../oauth/keys/signing-keys.service.js';
 
 /** The JWS `typ` of a ticket code (RFC 8725 §3.11): no id_token or other JWT of ours carries it. */
 export const TICKET_CODE_TYPE = 'agora-ticket+jwt';

@@ -1,6 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { IgnoresCredentials } from '../auth/public.decorator.js';
-import { PublicJwk, SigningKeysService } from '../oauth/signing-keys.service.js';
+import { PublicJwk, SigningKeysService } from '../oauth/keys/signing-keys.service.js';
 
 /**
  * How long a retired key stays in the ticket keys: longer than tickets are sold ahead of an event, so

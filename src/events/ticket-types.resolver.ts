@@ -1,9 +1,11 @@
 import { Mutation, ResolveField, Resolver } from '@nestjs/graphql';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
-import type * as G from '../graphql/graphql.schema.js';
+import type * as G from '../generated/graphql-resolvers.js';
 import type { FieldResolvers, RootResolvers } from '../graphql/resolver-types.js';
-import { MODEL, requireId, toGqlEvent, toGqlTicketType, toPayload } from './events.graphql-mappers.js';
-import type { GqlEvent, GqlTicketType } from './events.graphql-mappers.js';
+import { toPayload } from '../graphql/payload.js';
+import { requireId, toGqlEvent, toGqlTicketType } from './events.graphql-mappers.js';
+import { MODEL } from './events.graphql-parents.js';
+import type { GqlEvent, GqlTicketType } from './events.graphql-parents.js';
 import { GraphqlReaders } from './graphql-readers.js';
 import { TicketTypeChanges, TicketTypesService } from './ticket-types.service.js';
 

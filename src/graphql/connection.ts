@@ -1,14 +1,17 @@
 import type { Page, PageRequest } from '../database/keyset.js';
 
-/** Arguments every connection field takes. */
-export interface ConnectionArgs {
-  first?: number | null;
-  after?: string | null;
-  last?: number | null;
-  before?: string | null;
-}
+type Paging = { first?: number | null; after?: string | null; last?: number | null; before?: string | null };
 
-export function toPageRequest(args: ConnectionArgs): PageRequest {
+/**
+ * The arguments of a connection field as generated from its `.graphql` declaration (`G.QueryEventsArgs`…),
+ * when they declare every one of `keys`. Each paging argument is optional, so a generated type that lost
+ * one (renamed in the schema) would still fit a plain `{ first?, after? … }` and the renamed argument
+ * would be dropped silently: this type names the missing ones instead, and the type-check fails.
+ */
+export type ConnectionArgs<A, K extends keyof Paging> = [K] extends [keyof A] ? A : { missingPagingArguments: Exclude<K, keyof A> };
+
+/** The page a connection field asks for, from its generated arguments: `first`, `after`, `last` and `before`. */
+export function toPageRequest<A extends Paging>(args: A & ConnectionArgs<A, keyof Paging>): PageRequest {
   return {
     first: args.first ?? undefined,
     last: args.last ?? undefined,
@@ -17,6 +20,12 @@ export function toPageRequest(args: ConnectionArgs): PageRequest {
   };
 }
 
+/** The page a forward-only connection field asks for (`first` and `after`, no `last` nor `before`). */
+export function toForwardPageRequest<A extends Pick<Paging, 'first' | 'after'>>(
+  args: A & ConnectionArgs<A, 'first' | 'after'>,
+): PageRequest {
+  return { first: args.first ?? undefined, after: args.after ?? undefined };
+}
 export interface Connection<T> {
   edges: { cursor: string; node: T }[];
   nodes: T[];

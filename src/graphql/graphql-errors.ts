@@ -3,7 +3,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import type { FastifyRequest } from 'fastify';
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { AuthError } from '../auth/auth.errors.js';
-import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../database/database-unavailable.js';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../errors/database-unavailable.js';
 import { reportDatabaseUnavailable } from '../errors/generic-errors.js';
 import { UnstorableTextError } from '../errors/text-input.js';
 import { DomainError, DomainErrorKind } from '../errors/domain-error.js';

@@ -1,13 +1,11 @@
 import { ApolloServer, HeaderMap, HTTPGraphQLRequest, HTTPGraphQLResponse } from '@apollo/server';
 import { Controller, Get, Post, Req, Res, UseFilters } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import { GraphQLModule } from '@nestjs/graphql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { AcceptsSessionCredential, Public } from '../auth/public.decorator.js';
 import { RateLimited } from '../rate-limits/rate-limited.decorator.js';
 import { RateLimits } from '../rate-limits/rate-limits.service.js';
-import { AgoraApolloDriver } from './agora-apollo.driver.js';
+import { ApolloServerHost } from './agora-apollo.driver.js';
 import { GraphqlContext } from './graphql-context.js';
 import { logQueryLimit } from './graphql-errors.js';
 import { graphqlErrors } from './graphql-exception.filter.js';
@@ -24,10 +22,8 @@ import { checkDocumentLimits } from './query-limits.js';
 @RateLimited('operation')
 @UseFilters(graphqlErrors)
 export class GraphqlController {
-  private server?: ApolloServer<GraphqlContext>;
-
   constructor(
-    private readonly moduleRef: ModuleRef,
+    private readonly apollo: ApolloServerHost,
     private readonly rateLimits: RateLimits,
   ) {}
 
@@ -49,13 +45,7 @@ export class GraphqlController {
   }
 
   private execute(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    return answerGraphql(this.apollo(), this.rateLimits, req, reply);
-  }
-
-  private apollo(): ApolloServer<GraphqlContext> {
-    this.server ??= (this.moduleRef.get(GraphQLModule, { strict: false }).graphQlAdapter as AgoraApolloDriver)
-      .instance as unknown as ApolloServer<GraphqlContext>;
-    return this.server;
+    return answerGraphql(this.apollo.server!, this.rateLimits, req, reply);
   }
 }
 

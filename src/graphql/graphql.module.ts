@@ -8,7 +8,7 @@ import { ApolloDriverConfig } from '@nestjs/apollo';
 import { Module, OnModuleInit } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { GraphQLModule as NestGraphQLModule } from '@nestjs/graphql';
-import { AgoraApolloDriver } from './agora-apollo.driver.js';
+import { AgoraApolloDriver, ApolloServerHost } from './agora-apollo.driver.js';
 import { DateTimeScalar } from './date-time.scalar.js';
 import { errorLoggingPlugin, formatGraphqlError } from './graphql-errors.js';
 import { GraphqlController } from './graphql.controller.js';
@@ -16,12 +16,16 @@ import { OperationPolicyPlugin } from './operation-policy.plugin.js';
 import { GraphqlMetricsPlugin } from './graphql-metrics.plugin.js';
 import { Metrics } from '../metrics/metrics.js';
 import { PublicFieldsRegistry } from './public-fields.registry.js';
+import { RateLimitsResolver } from './rate-limits.resolver.js';
 import { join } from 'node:path';
 import { projectRoot } from '../config/project-root.js';
 import { storableStringLiterals } from './storable-string-literals.js';
 import { knownOperationTypes } from './known-operation-types.js';
 import { GRAPHQL_PATH } from './graphql-path.js';
 import { ErrorMappers } from '../errors/error-mappers.js';
+import { ErrorsModule } from '../errors/errors.module.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
+import { RateLimitsModule } from '../rate-limits/rate-limits.module.js';
 import { addressOf } from '../errors/generic-errors.js';
 import { graphqlErrors } from './graphql-exception.filter.js';
 import type { GraphqlContext } from './graphql-context.js';
@@ -63,9 +67,9 @@ export function apolloSettings(agoraPlugins: ApolloServerPlugin<GraphqlContext>[
 }
 
 @Module({
-  imports: [DiscoveryModule],
-  providers: [PublicFieldsRegistry, OperationPolicyPlugin, GraphqlMetricsPlugin],
-  exports: [PublicFieldsRegistry, OperationPolicyPlugin, GraphqlMetricsPlugin],
+  imports: [DiscoveryModule, MetricsModule],
+  providers: [PublicFieldsRegistry, OperationPolicyPlugin, GraphqlMetricsPlugin, ApolloServerHost],
+  exports: [PublicFieldsRegistry, OperationPolicyPlugin, GraphqlMetricsPlugin, ApolloServerHost],
 })
 class GraphqlPolicyModule {}
 
@@ -74,7 +78,7 @@ class GraphqlPolicyModule {}
   imports: [
     NestGraphQLModule.forRootAsync<ApolloDriverConfig>({
       driver: AgoraApolloDriver,
-      imports: [GraphqlPolicyModule],
+      imports: [GraphqlPolicyModule, MetricsModule],
       inject: [OperationPolicyPlugin, GraphqlMetricsPlugin, Metrics],
       useFactory: (policy: OperationPolicyPlugin, graphqlMetrics: GraphqlMetricsPlugin, metrics: Metrics): ApolloDriverConfig => ({
         typePaths: [join(projectRoot(), 'src/**/*.graphql')],
@@ -83,7 +87,12 @@ class GraphqlPolicyModule {}
         ...apolloSettings([policy, errorLoggingPlugin, ...(metrics.enabled ? [graphqlMetrics] : [])]),
       }),
     }),
+    GraphqlPolicyModule,
+    ErrorsModule,
+    MetricsModule,
+    RateLimitsModule,
   ],
+  providers: [RateLimitsResolver],
   controllers: [GraphqlController],
 })
 export class GraphqlModule implements OnModuleInit {

@@ -27,6 +27,11 @@ import { QueryLimitError } from './query-limits.js';
 const QUERY_SCOPES = ['api', 'read_api'];
 const MUTATION_SCOPES = ['api'];
 
+/** The scopes a token needs (any one of them) for an operation of this type, on public root fields too. */
+export function requiredScopes(rootType: 'Query' | 'Mutation' | 'Subscription'): readonly string[] {
+  return rootType === 'Query' ? QUERY_SCOPES : MUTATION_SCOPES;
+}
+
 interface OperationAnalysis {
   rootType: 'Query' | 'Mutation' | 'Subscription';
   /** Root fields other than introspection (`__schema`, `__typename`…). */
@@ -119,7 +124,7 @@ export class OperationPolicyPlugin implements ApolloServerPlugin<GraphqlContext>
         denial = AuthError.missingCredentials();
       }
     } else if (analysis.dataFields.length > 0) {
-      const needed = analysis.rootType === 'Query' ? QUERY_SCOPES : MUTATION_SCOPES;
+      const needed = requiredScopes(analysis.rootType);
       if (!hasAnyScope(principal, needed)) denial = AuthError.insufficientScope(needed);
     }
     if (denial) {

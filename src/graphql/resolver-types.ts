@@ -1,5 +1,5 @@
 /**
- * How a resolver class is tied to the generated schema types (src/graphql/graphql.schema.ts):
+ * How a resolver class is tied to the generated schema types (src/generated/graphql.ts, graphql-resolvers.ts):
  *
  *   @Resolver('Event')
  *   export class EventsResolver implements FieldResolvers<G.EventResolvers, G.Event, GqlEvent, 'organizer' | 'phase'> {

@@ -5,13 +5,14 @@ import { AccountLinks } from '../account-links/account-links.service.js';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import { ApplicationsService } from '../oauth/applications.service.js';
-import { AuthorizationCodesService } from '../oauth/authorization-codes.service.js';
-import { RefreshTokensService } from '../oauth/refresh-tokens.service.js';
-import { DeviceAuthorizationsService } from '../oauth/device-authorizations.service.js';
+import { ApplicationsService } from '../oauth/clients/applications.service.js';
+import { ClientAssertionVerifier } from '../oauth/clients/client-assertion.js';
+import { AuthorizationCodesService } from '../oauth/authorize/authorization-codes.service.js';
+import { RefreshTokensService } from '../oauth/tokens/refresh-tokens.service.js';
+import { DeviceAuthorizationsService } from '../oauth/device/device-authorizations.service.js';
 import { KNOWN_BROWSER_RETENTION_MS, KnownBrowsers } from '../sessions/known-browsers.js';
 import { SessionsService } from '../sessions/sessions.service.js';
-import { SignInThrottle } from '../sessions/sign-in-throttle.js';
+import { AttemptThrottle } from '../sessions/attempt-throttle.js';
 import { SignInSteps } from '../sessions/sign-in-steps.js';
 import { PasskeysService } from '../passkeys/passkeys.service.js';
 import { WebhookUpkeep } from '../webhooks/webhook-upkeep.js';
@@ -50,12 +51,13 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
     private readonly refreshTokens: RefreshTokensService,
     private readonly deviceCodes: DeviceAuthorizationsService,
     private readonly applications: ApplicationsService,
-    private readonly throttle: SignInThrottle,
+    private readonly throttle: AttemptThrottle,
     private readonly browsers: KnownBrowsers,
     private readonly signInSteps: SignInSteps,
     private readonly passkeys: PasskeysService,
     private readonly accountLinks: AccountLinks,
     private readonly webhooks: WebhookUpkeep,
+    private readonly clientAssertions: ClientAssertionVerifier,
     @InjectRepository(HousekeepingRunEntity) private readonly runs: Repository<HousekeepingRunEntity>,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -96,6 +98,7 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
       const refreshTokens = await this.refreshTokens.purgeExpired();
       const { codes, accessTokens } = await this.codes.purgeExpired();
       const deviceCodes = await this.deviceCodes.purgeExpired();
+      await this.clientAssertions.purgeExpired();
       await this.throttle.purgeExpired();
       const knownBrowsers = await this.browsers.purgeUnseen(new Date(this.clock.now().getTime() - KNOWN_BROWSER_RETENTION_MS));
       await this.signInSteps.purgeExpired();

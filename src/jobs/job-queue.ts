@@ -5,7 +5,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { JOB_SCHEMA } from '../database/migrations/1796200000002-job-queue.js';
-import { isDatabaseUnavailable } from '../database/database-unavailable.js';
+import { isDatabaseUnavailable } from '../errors/database-unavailable.js';
 import { OwnedPool } from '../database/owned-pool.js';
 import type { DatabaseTarget } from '../database/database-target.js';
 import { DATABASE_TARGET } from '../database/database-tokens.js';

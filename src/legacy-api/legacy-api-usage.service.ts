@@ -56,7 +56,7 @@ export class LegacyApiUsageService implements OnModuleInit, OnApplicationShutdow
       tally.calls++;
       tally.last = now;
     } else {
-      this.tallies.set(key, { subject, day, userId: principal?.user.id ?? null, calls: 1, last: now });
+      this.tallies.set(key, { subject, day, userId: principal?.user?.id ?? null, calls: 1, last: now });
     }
   }
 

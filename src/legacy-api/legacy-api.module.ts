@@ -9,13 +9,14 @@ import { LegacyOrganizersController } from './organizers.controller.js';
 import { LegacyRegistrationsController } from './registrations.controller.js';
 import { LegacyTicketTypesController } from './ticket-types.controller.js';
 import { LegacyUserController } from './user.controller.js';
+import { DatabaseModule } from '../database/database.module.js';
 
 /**
  * The legacy REST API under /api/: controllers only, over the events services and behind the same
  * global guard as /graphql. Deprecated: every response says so and links to the migration guide.
  */
 @Module({
-  imports: [EventsModule],
+  imports: [DatabaseModule, EventsModule],
   controllers: [
     LegacyUserController,
     LegacyOrganizersController,

@@ -17,7 +17,7 @@ export abstract class LegacyController {
   @Inject(APP_CONFIG) protected readonly config!: AppConfig;
 
   protected reader(request: FastifyRequest): EventsReader {
-    return this.readers.create(request.principal?.user.id ?? null);
+    return this.readers.forPrincipal(request.principal);
   }
 
   /** An event by id or slug, if the caller may see it; 404 otherwise. */

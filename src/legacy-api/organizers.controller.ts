@@ -1,3 +1,4 @@
+import { personOf } from '../auth/principal.js';
 import { Body, Controller, Get, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -27,7 +28,7 @@ export class LegacyOrganizersController extends LegacyController {
   async create(@Req() request: FastifyRequest, @Body() body: unknown) {
     const input = parse(CreateOrganizerBody, body);
     return organizerJson(
-      await this.organizers.create(request.principal!.user.id, {
+      await this.organizers.create(personOf(request.principal!).id, {
         slug: input.slug,
         name: input.name,
         description: input.description,

@@ -1,3 +1,4 @@
+import { personOf } from '../auth/principal.js';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -27,7 +28,7 @@ export class LegacyRegistrationsController extends LegacyController {
   async mine(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query() query: unknown) {
     const q = parse(RegistrationsQuery, query);
     const reader = this.reader(request);
-    const result = await this.registrations.listOfUserNumbered(request.principal!.user.id, q.status ?? null, q.page, q.per_page);
+    const result = await this.registrations.listOfUserNumbered(personOf(request.principal!).id, q.status ?? null, q.page, q.per_page);
     setPagingHeaders(request, reply, this.config.baseUrl, result);
     return Promise.all(result.items.map((r) => registrationJson(r, reader)));
   }

@@ -1,3 +1,4 @@
+import { personOf } from '../auth/principal.js';
 import { Controller, Get, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
@@ -13,7 +14,7 @@ export class LegacyUserController {
   @LegacyRead('The authenticated user', '{ viewer { id username name } }', { signedIn: true })
   @ApiOkResponse({ schema: ref('User') })
   user(@Req() request: FastifyRequest) {
-    const { id, username, name } = request.principal!.user;
+    const { id, username, name } = personOf(request.principal!);
     return { id, username, name };
   }
 }

@@ -21,6 +21,9 @@ export const securityEn = {
     token: 'Token',
     application: 'Application',
     scopes: 'Access',
+    organizer: 'Organizer',
+    serviceAccount: 'Service account',
+    by: 'By',
   },
   actions: {
     review: 'Review your account’s security',
@@ -114,6 +117,20 @@ export const securityEn = {
       intro: 'A personal access token was created for your account. Whoever holds it can use the API as you, with the access listed.',
       ifNot:
         'If this was not you, revoke the token now on your account page, then change your password and sign out the sessions you do not recognize, on the security page.',
+    },
+    'service-account-created': {
+      subject: (organizer: string) => `A service account was created for ${organizer} on Agora`,
+      heading: 'A service account was created',
+      intro: (organizer: string) =>
+        `A service account was created for ${organizer}. Whoever holds its secret can act for the organizer through the API (its events, registrations and check-ins), with the access listed.`,
+      ifNot:
+        'If you did not expect this, delete the service account on the service accounts page and ask the organizer’s owners who made it.',
+    },
+    'service-account-deleted': {
+      subject: (organizer: string) => `A service account of ${organizer} was deleted on Agora`,
+      heading: 'A service account was deleted',
+      intro: (organizer: string) => `A service account of ${organizer} was deleted: its secret and every token it held stopped working.`,
+      ifNot: 'If you did not expect this, ask the organizer’s owners: a program that used it can no longer reach the API.',
     },
     'application-authorized': {
       subject: (application: string) => `${application} was authorized to use your Agora account`,

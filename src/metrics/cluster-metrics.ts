@@ -1,6 +1,5 @@
 import cluster, { Worker } from 'node:cluster';
 import { AggregatorRegistry, PrometheusContentType, Registry } from 'prom-client';
-import type { PrimaryService } from '../cluster/primary-service.js';
 
 /**
  * /metrics with WORKERS > 1 (docs/operations.md, "Metrics"): a scrape reaches one worker, whichever
@@ -43,7 +42,7 @@ const isMessage = <T extends { type: string }>(message: unknown, type: T['type']
   typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
 
 /** The primary's half: answers a worker's scrape with the aggregated metrics of all workers. */
-export class MetricsAggregation implements PrimaryService {
+export class MetricsAggregation {
   readonly name = 'metrics aggregation';
   private aggregator: AggregatorRegistry<PrometheusContentType> | undefined;
 

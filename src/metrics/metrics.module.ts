@@ -1,25 +1,18 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
-import { AppConfig, metricsOnMainListener } from '../config/config.schema.js';
+import { Module } from '@nestjs/common';
 import { HttpMetrics } from './http-metrics.js';
-import { MetricsController } from './metrics.controller.js';
 import { MetricsListener } from './metrics-listener.js';
 import { Metrics } from './metrics.js';
 import { ScrapeAccess } from './scrape-access.js';
+import { DatabaseModule } from '../database/database.module.js';
 
 /**
- * Prometheus metrics: the `Metrics` registry every feature records into (global, so features inject it
- * without importing this module), the HTTP hook, and `/metrics` on the main listener (METRICS_TOKEN) or
- * on a listener of its own (METRICS_PORT). With neither, nothing serves them.
+ * Prometheus metrics: the `Metrics` registry features record into, the HTTP hook, and who may scrape. `/metrics` is served on a listener of
+ * its own (METRICS_PORT, `MetricsListener`) or on the main one (METRICS_TOKEN: HealthModule's
+ * `MetricsController`). With neither, nothing serves them.
  */
-@Global()
-@Module({})
-export class MetricsModule {
-  static forRoot(config: AppConfig): DynamicModule {
-    return {
-      module: MetricsModule,
-      providers: [Metrics, HttpMetrics, ScrapeAccess, MetricsListener],
-      controllers: metricsOnMainListener(config) ? [MetricsController] : [],
-      exports: [Metrics, HttpMetrics, MetricsListener],
-    };
-  }
-}
+@Module({
+  imports: [DatabaseModule],
+  providers: [Metrics, HttpMetrics, ScrapeAccess, MetricsListener],
+  exports: [Metrics, HttpMetrics, ScrapeAccess, MetricsListener],
+})
+export class MetricsModule {}

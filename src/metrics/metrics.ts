@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import cluster from 'node:cluster';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { metricsServed } from '../config/config.schema.js';
@@ -184,7 +185,11 @@ export class Metrics {
   /** In a worker of WORKERS > 1: the whole process group's metrics, aggregated by the primary. */
   private readonly scrapeGroup: (() => Promise<string>) | undefined;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig, owned: OwnedPool) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    owned: OwnedPool,
+    private readonly clock: Clock,
+  ) {
     this.enabled = metricsServed(config);
     const pool = (read: (p: NonNullable<OwnedPool['openPool']>) => number) =>
       function (this: Gauge) {
@@ -322,17 +327,25 @@ export class Metrics {
   }
 
   /**
+   * `read`, shared by the gauges of one scrape: its answer is read again once older than a second by the
+   * injected Clock (or when the Clock went back).
+   */
+  private readEverySecond<T>(read: () => Promise<T>): () => Promise<T> {
+    let last: { at: number; value: Promise<T> } | undefined;
+    return () => {
+      const now = this.clock.now().getTime();
+      if (!last || now - last.at > 1000 || now < last.at) last = { at: now, value: read() };
+      return last.value;
+    };
+  }
+
+  /**
    * The job queues' state, read from the database at each scrape (once for all four gauges). Every
    * process reads the same database, so with WORKERS > 1 the primary keeps one value (the largest), not their sum.
    */
   jobQueues(read: () => Promise<QueueGaugeState[]>): void {
     if (!this.enabled) return;
-    let last: { at: number; states: Promise<QueueGaugeState[]> } | undefined;
-    const states = () => {
-      const now = performance.now();
-      if (!last || now - last.at > 1000) last = { at: now, states: read() };
-      return last.states;
-    };
+    const states = this.readEverySecond(read);
     const gauge = (name: string, help: string, value: (state: QueueGaugeState) => number) =>
       new Gauge({
         name,
@@ -368,13 +381,8 @@ export class Metrics {
    */
   webhooks(read: () => Promise<WebhookGaugeState>): void {
     if (!this.enabled) return;
-    let last: { at: number; state: Promise<WebhookGaugeState | undefined> } | undefined;
-    const state = () => {
-      const now = performance.now();
-      // A scrape while the database is down still answers, without these gauges' values.
-      if (!last || now - last.at > 1000) last = { at: now, state: read().catch(() => undefined) };
-      return last.state;
-    };
+    // A scrape while the database is down still answers, without these gauges' values.
+    const state = this.readEverySecond(() => read().catch(() => undefined));
     new Gauge({
       name: 'agora_webhook_endpoints',
       help: 'Webhook endpoints by state: active, paused, disabled (by the service, after failing for 72 hours)',

@@ -5,13 +5,14 @@ import { UsersModule } from '../users/users.module.js';
 import { NoticeSender } from './notice-sender.js';
 import { OneClickUnsubscribeController, UnsubscribePageController } from './unsubscribe.controller.js';
 import { UnsubscribeLinks } from './unsubscribe-links.js';
+import { JobsModule } from '../jobs/jobs.module.js';
 
 /**
  * What Agora tells people by e-mail: the events domain's notices (its outbox, EventNotices) become
  * mails in jobs; reminders can be turned off (the account page, one-click unsubscribe). docs/mail.md.
  */
 @Module({
-  imports: [EventsModule, MailModule, UsersModule],
+  imports: [JobsModule, EventsModule, MailModule, UsersModule],
   controllers: [UnsubscribePageController, OneClickUnsubscribeController],
   providers: [NoticeSender, UnsubscribeLinks],
 })

@@ -11,6 +11,7 @@ import { OAuthError } from './oauth.errors.js';
 export function sendOAuthError(reply: FastifyReply, error: OAuthError): void {
   void reply.status(error.status).header('cache-control', 'no-store').header('pragma', 'no-cache');
   if (error.code === 'invalid_client') void reply.header('www-authenticate', 'Basic realm="agora", charset="UTF-8"');
+  if (error.code === 'invalid_token') void reply.header('www-authenticate', 'Bearer realm="agora", error="invalid_token"');
   if (error.retryAfterSeconds !== undefined) void reply.header('retry-after', error.retryAfterSeconds);
   void reply.send(error.body);
 }

@@ -20,7 +20,12 @@ export type OAuthErrorCode =
   | 'invalid_target'
   /** RFC 7591 §3.2.2: a redirect URI, or other client metadata, that registration refuses. */
   | 'invalid_redirect_uri'
-  | 'invalid_client_metadata';
+  | 'invalid_client_metadata'
+  /** RFC 7592 §2: a registration access token missing, unknown, or another client's (401, a Bearer challenge). */
+  | 'invalid_token'
+  /** OpenID Connect Core §6: request objects, by value or by reference, which Agora does not support. */
+  | 'request_not_supported'
+  | 'request_uri_not_supported';
 
 const STATUS: Record<OAuthErrorCode, number> = {
   invalid_request: 400,
@@ -40,6 +45,9 @@ const STATUS: Record<OAuthErrorCode, number> = {
   invalid_target: 400,
   invalid_redirect_uri: 400,
   invalid_client_metadata: 400,
+  invalid_token: 401,
+  request_not_supported: 400,
+  request_uri_not_supported: 400,
 };
 
 /** A protocol error that knows its wire code and HTTP status. */

@@ -7,8 +7,9 @@ import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { Metrics } from '../metrics/metrics.js';
-import { SessionsService, type SignedInUser } from '../sessions/sessions.service.js';
-import { SignInThrottle, tryAgainIn } from '../sessions/sign-in-throttle.js';
+import { SessionsService } from '../sessions/sessions.service.js';
+import type { SignedInUser } from '../web/page-sessions.js';
+import { AttemptThrottle, tryAgainIn } from '../sessions/attempt-throttle.js';
 import { accountThrottleKey, UsersService } from '../users/users.service.js';
 import { fieldErrors, formText } from '../web/form-values.js';
 import { seeOther, view, type PageResult } from '../web/page-result.js';
@@ -35,7 +36,7 @@ export class PasskeySettingsController {
     private readonly passkeys: PasskeysService,
     private readonly users: UsersService,
     private readonly sessions: SessionsService,
-    private readonly throttle: SignInThrottle,
+    private readonly throttle: AttemptThrottle,
     private readonly metrics: Metrics,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

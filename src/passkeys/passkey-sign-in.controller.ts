@@ -2,11 +2,11 @@ import { Body, Controller, Inject, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import { combineAmr } from '../sessions/authentication-methods.js';
+import { combineAmr } from '../auth/authentication-methods.js';
 import { ReturnOrigins } from '../sessions/return-origins.js';
-import { SignInThrottle, tryAgainIn } from '../sessions/sign-in-throttle.js';
+import { AttemptThrottle, tryAgainIn } from '../sessions/attempt-throttle.js';
 import { signInPage } from '../sessions/sign-in.pages.js';
-import type { SignedInUser } from '../sessions/sessions.service.js';
+import type { SignedInUser } from '../web/page-sessions.js';
 import { SignInSteps, type PendingSignIn } from '../sessions/sign-in-steps.js';
 import { secondStepPage } from '../two-factor/second-factor.pages.js';
 import { SecondFactors } from '../users/second-factors.js';
@@ -33,7 +33,7 @@ export class PasskeySignInController {
     private readonly offers: PasskeyOffers,
     private readonly steps: SignInSteps,
     private readonly secondFactors: SecondFactors,
-    private readonly throttle: SignInThrottle,
+    private readonly throttle: AttemptThrottle,
     private readonly returnOrigins: ReturnOrigins,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}

@@ -1,4 +1,4 @@
-import type { SignedInUser } from '../sessions/sessions.service.js';
+import type { SignedInUser } from '../web/page-sessions.js';
 import { html, SafeHtml } from '../web/html.js';
 import { fieldError, page } from '../web/layout.js';
 import type { Passkey } from './passkey.model.js';

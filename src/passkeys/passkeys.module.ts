@@ -11,6 +11,8 @@ import { PasskeySignInController } from './passkey-sign-in.controller.js';
 import { PasskeysService } from './passkeys.service.js';
 import { WebAuthnChallengeEntity } from './webauthn-challenge.entity.js';
 import { WebAuthnChallenges } from './webauthn-challenges.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
+import { DatabaseModule } from '../database/database.module.js';
 
 /**
  * Passkeys (WebAuthn, docs/account-security.md "Passkeys"): adding, naming and removing them on the
@@ -18,11 +20,13 @@ import { WebAuthnChallenges } from './webauthn-challenges.js';
  */
 @Module({
   imports: [
+    DatabaseModule,
     TypeOrmModule.forFeature([PasskeyEntity, WebAuthnChallengeEntity]),
     SessionsModule,
     UsersModule,
     SecurityNoticesModule,
     TwoFactorModule,
+    MetricsModule,
   ],
   providers: [PasskeysService, WebAuthnChallenges, PasskeyOffers],
   controllers: [PasskeySettingsController, PasskeySignInController],

@@ -17,7 +17,7 @@ import type { AppConfig, WebAuthnRelyingParty } from '../config/config.schema.js
 import { SecurityNotices } from '../security-notices/security-notices.js';
 import { RecoveryCodes } from '../two-factor/recovery-codes.service.js';
 import { SecondFactors } from '../users/second-factors.js';
-import type { AuthMethod } from '../sessions/authentication-methods.js';
+import type { AuthMethod } from '../auth/authentication-methods.js';
 import { PasskeyEntity } from './passkey.entity.js';
 import type { Passkey } from './passkey.model.js';
 import { PasskeyError } from './passkeys.errors.js';

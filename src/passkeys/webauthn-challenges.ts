@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { Clock } from '../clock/clock.js';
 import { purgeInBatches } from '../database/batched-purge.js';
+import { EntityTable } from '../database/entity-table.js';
 import { ChallengePurpose, WebAuthnChallengeEntity } from './webauthn-challenge.entity.js';
 
 /** How long a page's passkey request may be answered: long enough to find a security key, short enough to be useless later. */
@@ -28,7 +29,26 @@ export class WebAuthnChallenges {
   constructor(
     @InjectRepository(WebAuthnChallengeEntity) private readonly challenges: Repository<WebAuthnChallengeEntity>,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    const used = EntityTable.of(challenges.manager.connection, WebAuthnChallengeEntity, 'c').pick(
+      'userId',
+      'purpose',
+      'boundTo',
+      'expiresAt',
+    );
+    this.used = used;
+    // Ends in a SELECT: the embedded database's driver answers a bare DELETE … RETURNING with its row count beside the rows.
+    this.useSql = `WITH used AS (DELETE FROM ${used.name} c WHERE c.${used.column('challenge')} = $1 RETURNING ${used.select})
+       SELECT ${used.select} FROM used c`;
+  }
+
+  /** What using a challenge reads of it. */
+  private readonly used: EntityTable<
+    Pick<WebAuthnChallengeEntity, 'userId' | 'purpose' | 'boundTo' | 'expiresAt'>,
+    WebAuthnChallengeEntity
+  >;
+  /** Deletes a challenge and returns it: one statement, so two requests racing with it cannot both get it. */
+  private readonly useSql: string;
 
   async issue(purpose: ChallengePurpose, boundTo: string, userId: string | null = null): Promise<string> {
     const challenge = randomBytes(32).toString('base64url');
@@ -51,16 +71,11 @@ export class WebAuthnChallenges {
    */
   async use(challenge: string, purpose: ChallengePurpose, boundTo: string): Promise<UsedChallenge | null> {
     if (!CHALLENGE.test(challenge)) return null;
-    // Ends in a SELECT: the embedded database's driver answers a bare DELETE … RETURNING with its row count beside the rows.
-    const rows: { user_id: string | null; purpose: string; bound_to: string; expires_at: Date }[] = await this.challenges.query(
-      `WITH used AS (DELETE FROM webauthn_challenges WHERE challenge = $1 RETURNING user_id, purpose, bound_to, expires_at)
-       SELECT user_id, purpose, bound_to, expires_at FROM used`,
-      [challenge],
-    );
-    const row = rows[0];
-    if (!row || row.purpose !== purpose || row.bound_to !== boundTo) return null;
-    if (new Date(row.expires_at).getTime() <= this.clock.now().getTime()) return null;
-    return { challenge, userId: row.user_id };
+    const [found] = (await this.challenges.query(this.useSql, [challenge])) as object[];
+    const row = found && this.used.map(found);
+    if (!row || row.purpose !== purpose || row.boundTo !== boundTo) return null;
+    if (new Date(row.expiresAt).getTime() <= this.clock.now().getTime()) return null;
+    return { challenge, userId: row.userId };
   }
 
   async purgeExpired(): Promise<number> {

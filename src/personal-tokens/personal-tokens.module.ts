@@ -4,9 +4,11 @@ import { SecurityNoticesModule } from '../security-notices/security-notices.modu
 import { PersonalTokenEntity } from './personal-token.entity.js';
 import { PersonalTokensService } from './personal-tokens.service.js';
 import { UsersModule } from '../users/users.module.js';
+import { AuthModule } from '../auth/auth.module.js';
+import { DatabaseModule } from '../database/database.module.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([PersonalTokenEntity]), SecurityNoticesModule, UsersModule],
+  imports: [DatabaseModule, TypeOrmModule.forFeature([PersonalTokenEntity]), SecurityNoticesModule, UsersModule, AuthModule],
   providers: [PersonalTokensService],
   exports: [PersonalTokensService],
 })

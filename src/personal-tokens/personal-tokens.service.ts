@@ -6,6 +6,7 @@ import { CredentialRow, Principal, toPrincipal } from '../auth/principal.js';
 import { PERSONAL_TOKEN_SCOPES } from '../auth/scopes.js';
 import { generateSecret, hashSecret, isWellFormedSecret, SecretPrefix } from '../auth/secret-token.js';
 import { Clock } from '../clock/clock.js';
+import { EntityTable } from '../database/entity-table.js';
 import { isUuid } from '../database/uuid.js';
 import { checkAll } from '../errors/domain-error.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -21,22 +22,6 @@ export interface NewPersonalTokenInput {
   scopes: string[];
   expiresAt?: Date | null;
 }
-
-interface VerifiedRow extends CredentialRow {
-  id: string;
-  last_used_at: Date | null;
-  expires_at: Date | null;
-}
-
-const VERIFY_SQL = `
-  SELECT t.id, t.scopes, t.last_used_at, t.expires_at, u.id AS user_id, u.username, u.name, u.email,
-         u.email_verified_at IS NOT NULL AS email_verified
-  FROM personal_access_tokens t
-  JOIN users u ON u.id = t.user_id
-  WHERE t.token_hash = $1
-    AND t.revoked_at IS NULL
-    AND (t.expires_at IS NULL OR t.expires_at > $2)
-    AND u.state = 'active'`;
 
 const COUNT_ACTIVE_SQL = `
   SELECT count(*)::int AS active FROM personal_access_tokens
@@ -55,7 +40,25 @@ export class PersonalTokensService implements TokenVerifier, OnModuleInit {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly notices: SecurityNotices,
     private readonly users: UsersService,
-  ) {}
+  ) {
+    this.table = EntityTable.of(dataSource, PersonalTokenEntity, 't').pick('id', 'userId', 'scopes', 'lastUsedAt', 'expiresAt');
+    this.verifySql = `
+  SELECT ${this.table.select}, ${users.claimsAs('u')}
+  FROM personal_access_tokens t
+  JOIN users u ON u.id = t.user_id
+  WHERE t.token_hash = $1
+    AND t.revoked_at IS NULL
+    AND (t.expires_at IS NULL OR t.expires_at > $2)
+    AND u.state = 'active'`;
+  }
+
+  /** The token's own columns that its verification reads. */
+  private readonly table: EntityTable<
+    Pick<PersonalTokenEntity, 'id' | 'userId' | 'scopes' | 'lastUsedAt' | 'expiresAt'>,
+    PersonalTokenEntity
+  >;
+  /** The live token of a hash with the user's claims: one statement per authenticated request. */
+  private readonly verifySql: string;
 
   onModuleInit(): void {
     this.verifier.register(this);
@@ -150,17 +153,18 @@ export class PersonalTokensService implements TokenVerifier, OnModuleInit {
     // Malformed or mistyped tokens (checksum) never reach the database.
     if (!isWellFormedSecret(token, SecretPrefix.personalAccessToken)) return null;
     const now = this.clock.now();
-    const rows: VerifiedRow[] = await this.dataSource.query(VERIFY_SQL, [tokenHash, now]);
+    const rows: CredentialRow[] = await this.dataSource.query(this.verifySql, [tokenHash, now]);
     const row = rows[0];
     if (!row) return null;
-    this.touch(row, now);
-    return toPrincipal(row, { kind: 'personal_access_token', id: row.id, expiresAt: row.expires_at });
+    const found = this.table.map(row);
+    this.touch(found, now);
+    return toPrincipal(row, { kind: 'personal_access_token', id: found.id, expiresAt: found.expiresAt });
   }
 
   /** Records use at most once per interval, so authentication is not a write on every request. */
-  private touch(row: VerifiedRow, now: Date): void {
+  private touch(row: { id: string; lastUsedAt: Date | null }, now: Date): void {
     const interval = this.config.auth.personalTokenLastUsedIntervalMs;
-    if (row.last_used_at && now.getTime() - new Date(row.last_used_at).getTime() < interval) return;
+    if (row.lastUsedAt && now.getTime() - new Date(row.lastUsedAt).getTime() < interval) return;
     const staleBefore = new Date(now.getTime() - interval);
     this.dataSource
       .query('UPDATE personal_access_tokens SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)', [

@@ -26,27 +26,28 @@ export interface RateLimitState {
 
 /** A request refused because its budget is spent: answered 429 with `Retry-After` in each transport's shape. */
 export class RateLimitError extends Error {
+  /**
+   * @param retryAfterSeconds whole seconds until the window ends, at least 1 (`retryAfterSeconds`, at
+   *   the moment of the refusal)
+   */
   constructor(
     readonly subject: RateLimitSubject,
     readonly state: RateLimitState,
+    readonly retryAfterSeconds: number,
   ) {
     super(
       subject.budget === 'client'
-        ? `Too many requests from this client: try again in ${retryAfterSeconds(state)} seconds.`
+        ? `Too many requests from this client: try again in ${retryAfterSeconds} seconds.`
         : subject.budget === 'registration'
-          ? `Too many client registrations from your network: try again in ${retryAfterSeconds(state)} seconds.`
+          ? `Too many client registrations from your network: try again in ${retryAfterSeconds} seconds.`
           : `API rate limit exceeded${subject.budget === 'address' ? ' for your address (authenticate with a token for a budget of your own)' : ''}: ` +
-            `this request costs ${state.cost} of ${state.limit} points per window, ${state.remaining} remain; try again in ${retryAfterSeconds(state)} seconds.`,
+            `this request costs ${state.cost} of ${state.limit} points per window, ${state.remaining} remain; try again in ${retryAfterSeconds} seconds.`,
     );
     this.name = 'RateLimitError';
   }
-
-  get retryAfterSeconds(): number {
-    return retryAfterSeconds(this.state);
-  }
 }
 
-/** Whole seconds until the window ends, at least 1. */
-export function retryAfterSeconds(state: RateLimitState, now = Date.now()): number {
+/** Whole seconds from `now` (ms since the epoch, the Clock's) until the window ends, at least 1. */
+export function retryAfterSeconds(state: RateLimitState, now: number): number {
   return Math.max(1, Math.ceil((state.resetAt - now) / 1000));
 }

@@ -1,14 +1,11 @@
-import { Global, Module } from '@nestjs/common';
-import { RateLimitsResolver } from './rate-limits.resolver.js';
+import { Module } from '@nestjs/common';
+import { MetricsModule } from '../metrics/metrics.module.js';
 import { RateLimits } from './rate-limits.service.js';
 
-/**
- * API rate limits: the budgets (`RateLimits`), global so that the guard and the transports that charge
- * them inject it without importing this module, and `Query.rateLimit`.
- */
-@Global()
+/** API rate limits: the budgets (`RateLimits`) the guard and the transports charge. `Query.rateLimit` is GraphqlModule's. */
 @Module({
-  providers: [RateLimits, RateLimitsResolver],
+  imports: [MetricsModule],
+  providers: [RateLimits],
   exports: [RateLimits],
 })
 export class RateLimitsModule {}

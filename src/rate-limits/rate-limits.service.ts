@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
 import { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -43,6 +44,11 @@ return {used, ttl}`;
  * shared by every instance and counted by rate-limiter-flexible with one atomic script per request
  * (never a database write). While Redis fails or is slow, each process counts in memory, so the API
  * keeps answering with limits that are per instance until Redis answers again.
+ *
+ * Time is the injected Clock's: the windows in memory, every `X-RateLimit-Reset` and `Retry-After`, and
+ * the back-off from Redis. A window kept in Redis is the one exception: it ends when its key expires,
+ * by Redis's own clock (one clock for every instance; rate-limiter-flexible itself reads no time), and
+ * its end is reported as the Clock's now plus the key's time to live.
  */
 @Injectable()
 export class RateLimits implements OnApplicationShutdown {
@@ -61,6 +67,7 @@ export class RateLimits implements OnApplicationShutdown {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly clock: Clock,
   ) {
     this.keyPrefix = config.rateLimitKeyPrefix;
     const settings = config.rateLimits;
@@ -93,7 +100,7 @@ export class RateLimits implements OnApplicationShutdown {
       client: limiter('client'),
       registration: limiter('registration'),
     };
-    metrics.rateLimitStore(() => redis.status === 'ready' && Date.now() >= this.redisAvoidedUntil);
+    metrics.rateLimitStore(() => redis.status === 'ready' && this.now() >= this.redisAvoidedUntil);
   }
 
   get enabled(): boolean {
@@ -104,12 +111,15 @@ export class RateLimits implements OnApplicationShutdown {
    * Who pays for an API request: a person, not a credential (docs/operations.md, "Rate limits"), as
    * GitHub counts it. Every credential of a user spends the user's one budget: their personal access
    * tokens, their API explorer session, and the OAuth access tokens of every application they
-   * consented to, so neither more tokens nor more applications buy more requests. Anonymous: the
+   * consented to, so neither more tokens nor more applications buy more requests. A service account's
+   * tokens (`client_credentials`) spend the service account's own budget. Anonymous: the
    * address, an IPv6 address by its /64.
    */
   subjectOf(request: FastifyRequest): RateLimitSubject {
     const principal = request.principal;
     if (!principal) return { budget: 'address', key: addressKey(request.ip) };
+    // A service account is no person: it pays for itself, a budget the size of a person's.
+    if (!principal.user) return { budget: 'user', key: `service-account:${principal.credential.clientId}` };
     return { budget: 'user', key: principal.user.id };
   }
 
@@ -127,14 +137,15 @@ export class RateLimits implements OnApplicationShutdown {
   charge(reply: FastifyReply, subject: RateLimitSubject, points: number): RateLimitState | undefined | Promise<RateLimitState | undefined> {
     if (!this.limits) return undefined;
     // Without Redis (or while it is avoided) the charge is synchronous: no promise on the request path.
-    if (!this.shared || Date.now() < this.redisAvoidedUntil) return this.settle(reply, subject, points, undefined);
+    if (!this.shared || this.now() < this.redisAvoidedUntil) return this.settle(reply, subject, points, undefined);
     return this.chargeShared(subject, points).then((charged) => this.settle(reply, subject, points, charged));
   }
 
   /** The charge's answer: the headers, and the state, or RateLimitError when it did not fit. */
   private settle(reply: FastifyReply, subject: RateLimitSubject, points: number, shared: Charged | undefined): RateLimitState {
     const limit = this.limits![subject.budget];
-    const charged = shared ?? this.memory![subject.budget].charge(subject.key, points, limit);
+    const now = this.now();
+    const charged = shared ?? this.memory![subject.budget].charge(subject.key, points, limit, now);
     const state: RateLimitState = {
       limit,
       used: Math.min(charged.used, limit),
@@ -144,9 +155,10 @@ export class RateLimits implements OnApplicationShutdown {
     };
     writeRateLimitHeaders(reply, state);
     if (!charged.refused) return state;
-    void reply.header('retry-after', retryAfterSeconds(state));
+    const retryAfter = retryAfterSeconds(state, now);
+    void reply.header('retry-after', retryAfter);
     this.metrics.rateLimited(subject.budget);
-    throw new RateLimitError(subject, state);
+    throw new RateLimitError(subject, state, retryAfter);
   }
 
   /**
@@ -174,7 +186,7 @@ export class RateLimits implements OnApplicationShutdown {
       };
       this.throttles.set(id, throttle);
     }
-    if (throttle.shared && Date.now() >= this.redisAvoidedUntil) {
+    if (throttle.shared && this.now() >= this.redisAvoidedUntil) {
       try {
         await throttle.shared.consume(key, 1);
         this.redisAnswered();
@@ -184,8 +196,9 @@ export class RateLimits implements OnApplicationShutdown {
         this.redisFailed((err as Error).message);
       }
     }
-    const charged = throttle.memory.charge(key, 1, limit);
-    return charged.refused ? Math.max(1, Math.ceil((charged.resetAt - Date.now()) / 1000)) : 0;
+    const now = this.now();
+    const charged = throttle.memory.charge(key, 1, limit, now);
+    return charged.refused ? Math.max(1, Math.ceil((charged.resetAt - now) / 1000)) : 0;
   }
 
   /** The charge in Redis; undefined (count in memory) without Redis, or while it fails. */
@@ -204,14 +217,19 @@ export class RateLimits implements OnApplicationShutdown {
       }
     }
     this.redisAnswered();
-    const now = Date.now();
+    const now = this.now();
     // Refused, the script did not store the charge: the window holds what it held before.
     return { used: refused ? result.consumedPoints - points : result.consumedPoints, resetAt: now + result.msBeforeNext, refused };
   }
 
+  /** The Clock's time, in ms since the epoch: every window, reset header and Redis back-off reads it. */
+  private now(): number {
+    return this.clock.now().getTime();
+  }
+
   /** Counts in memory for a while, and says so once. */
   private redisFailed(reason: string): void {
-    this.redisAvoidedUntil = Date.now() + REDIS_RETRY_AFTER_MS;
+    this.redisAvoidedUntil = this.now() + REDIS_RETRY_AFTER_MS;
     if (!this.redisReachable || this.closing) return;
     this.redisReachable = false;
     this.logger.warn(`Redis (REDIS_URL) cannot be reached: ${reason}. Rate-limit counters are kept per process until it answers again.`);

@@ -34,7 +34,8 @@ export class WindowCounters {
     return this.windows.size;
   }
 
-  charge(key: string, points: number, limit: number, now = Date.now()): Charged {
+  /** `now`: the Clock's time in ms since the epoch. */
+  charge(key: string, points: number, limit: number, now: number): Charged {
     let window = this.windows.get(key);
     if (window === undefined || window.resetAt <= now) {
       if (window !== undefined) this.windows.delete(key);

@@ -1,6 +1,6 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { UserEntity } from '../users/user.entity.js';
-import type { AuthMethod } from './authentication-methods.js';
+import type { AuthMethod } from '../auth/authentication-methods.js';
 import { SessionEntity } from './session.entity.js';
 
 /**

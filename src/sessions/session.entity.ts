@@ -1,6 +1,6 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { UserEntity } from '../users/user.entity.js';
-import type { AuthMethod } from './authentication-methods.js';
+import type { AuthMethod } from '../auth/authentication-methods.js';
 
 @Entity({ name: 'sessions' })
 @Index('sessions_user_id_idx', ['userId'])
@@ -33,7 +33,7 @@ export class SessionEntity {
   @Column({ name: 'reauthenticated_at', type: 'timestamptz', nullable: true })
   reauthenticatedAt: Date | null;
 
-  /** How: RFC 8176 method references (src/sessions/authentication-methods.ts). */
+  /** How: RFC 8176 method references (src/auth/authentication-methods.ts). */
   @Column({ type: 'text', array: true, default: () => "'{pwd}'" })
   amr: AuthMethod[];
 

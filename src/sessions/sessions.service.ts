@@ -2,27 +2,20 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager, MoreThan, Repository } from 'typeorm';
+import type { CredentialRow } from '../auth/principal.js';
 import { hashSecret } from '../auth/secret-token.js';
-import { purgeInBatches } from '../database/batched-purge.js';
+import { EntityTable } from '../database/entity-table.js';
+import { PURGE_BATCH_SIZE } from '../database/batched-purge.js';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import type { User } from '../users/user.model.js';
+import { UsersService } from '../users/users.service.js';
 import { SessionEntity } from './session.entity.js';
 import { SessionError } from './sessions.errors.js';
+import { SessionEndings } from './session-endings.js';
 import { isUuid } from '../database/uuid.js';
-import { AuthMethod, toAmr } from './authentication-methods.js';
-
-export interface SignedInUser {
-  sessionId: string;
-  /** When the user last proved who they are in this session: the sign-in, or a later second step. */
-  authTime: Date;
-  /** How (RFC 8176): `['pwd']`, `['pwd', 'otp', 'mfa']`, `['swk', 'mfa']`… */
-  amr: AuthMethod[];
-  /** When the password was last typed again in this session for a sensitive change (sudo mode); null: never. */
-  reauthenticatedAt: Date | null;
-  user: Pick<User, 'id' | 'username' | 'name' | 'email' | 'emailVerified'>;
-}
+import { AuthMethod, toAmr } from '../auth/authentication-methods.js';
+import type { SignedInUser } from '../web/page-sessions.js';
 
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -46,7 +39,26 @@ export class SessionsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    private readonly endings: SessionEndings,
+    users: UsersService,
+  ) {
+    const table = EntityTable.of(dataSource, SessionEntity, 's');
+    this.signedIn = table.pick('id', 'userId', 'authTime', 'amr', 'reauthenticatedAt', 'lastSeenAt');
+    this.listed = table.pick('id', 'userAgent', 'authTime', 'lastSeenAt', 'expiresAt');
+    this.resolveSql = `SELECT ${this.signedIn.select}, ${users.claimsAs('u')}
+         FROM sessions s JOIN users u ON u.id = s.user_id
+        WHERE s.token_hash = $1 AND s.expires_at > $2 AND u.state = 'active'`;
+  }
+
+  /** What a request signed in with a session reads of it. */
+  private readonly signedIn: EntityTable<
+    Pick<SessionEntity, 'id' | 'userId' | 'authTime' | 'amr' | 'reauthenticatedAt' | 'lastSeenAt'>,
+    SessionEntity
+  >;
+  /** What the list of active sessions shows of one. */
+  private readonly listed: EntityTable<Pick<SessionEntity, 'id' | 'userAgent' | 'authTime' | 'lastSeenAt' | 'expiresAt'>, SessionEntity>;
+  /** The live session of a cookie with the user's claims: one statement per request of a signed-in browser. */
+  private readonly resolveSql: string;
 
   /**
    * A new session, signed in with these methods (RFC 8176 `amr`, already combined: `combineAmr`); the
@@ -70,35 +82,19 @@ export class SessionsService {
 
   async resolve(cookieValue: string | undefined): Promise<SignedInUser | null> {
     if (!cookieValue || !COOKIE_VALUE.test(cookieValue)) return null;
-    const rows: {
-      id: string;
-      auth_time: Date;
-      amr: string[];
-      reauthenticated_at: Date | null;
-      last_seen_at: Date;
-      user_id: string;
-      username: string;
-      name: string;
-      email: string;
-      email_verified: boolean;
-    }[] = await this.dataSource.query(
-      `SELECT s.id, s.auth_time, s.amr, s.reauthenticated_at, s.last_seen_at, u.id AS user_id, u.username, u.name, u.email,
-                u.email_verified_at IS NOT NULL AS email_verified
-         FROM sessions s JOIN users u ON u.id = s.user_id
-        WHERE s.token_hash = $1 AND s.expires_at > $2 AND u.state = 'active'`,
-      [hashSecret(cookieValue), this.clock.now()],
-    );
+    const rows: CredentialRow[] = await this.dataSource.query(this.resolveSql, [hashSecret(cookieValue), this.clock.now()]);
     const row = rows[0];
     if (!row) return null;
+    const session = this.signedIn.map(row);
     const now = this.clock.now();
-    if (now.getTime() - row.last_seen_at.getTime() > LAST_SEEN_RESOLUTION_MS)
-      await this.sessions.update({ id: row.id }, { lastSeenAt: now });
+    if (now.getTime() - session.lastSeenAt.getTime() > LAST_SEEN_RESOLUTION_MS)
+      await this.sessions.update({ id: session.id }, { lastSeenAt: now });
     return {
-      sessionId: row.id,
-      authTime: row.auth_time,
-      amr: toAmr(row.amr),
-      reauthenticatedAt: row.reauthenticated_at,
-      user: { id: row.user_id, username: row.username, name: row.name, email: row.email, emailVerified: row.email_verified },
+      sessionId: session.id,
+      authTime: session.authTime,
+      amr: toAmr(session.amr),
+      reauthenticatedAt: session.reauthenticatedAt,
+      user: { id: session.userId, username: row.username, name: row.name, email: row.email, emailVerified: row.email_verified },
     };
   }
 
@@ -118,9 +114,28 @@ export class SessionsService {
     await this.sessions.update({ id: sessionId }, { reauthenticatedAt: this.clock.now() });
   }
 
-  /** Deletes sessions past their expiry; returns how many. */
-  async purgeExpired(): Promise<number> {
-    return purgeInBatches((text, values) => this.sessions.query(text, values), 'sessions', 't.expires_at <= $1', [this.clock.now()]);
+  /**
+   * Ends sessions past their expiry, as any other ending (SessionEndings: the applications that got an
+   * id_token in one are told), in short transactions of at most `batchSize` sessions; returns how many.
+   * A session another transaction holds (being ended right now) is skipped: that one tells.
+   */
+  async purgeExpired(batchSize = PURGE_BATCH_SIZE): Promise<number> {
+    const now = this.clock.now();
+    let total = 0;
+    for (;;) {
+      const ended = await this.dataSource.transaction(async (tx) => {
+        const rows = (await tx.query('SELECT id FROM sessions WHERE expires_at <= $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED', [
+          now,
+          batchSize,
+        ])) as { id: string }[];
+        return this.endLocked(
+          rows.map((row) => row.id),
+          tx,
+        );
+      });
+      total += ended;
+      if (ended < batchSize) return total;
+    }
   }
 
   /** The user's sessions that still work, most recently active first. */
@@ -145,16 +160,21 @@ export class SessionsService {
    * caller's transaction when `tx` is given. Returns how many sessions ended.
    */
   async endAllFor(userId: string, options: { keep?: string; tx?: EntityManager } = {}): Promise<number> {
-    const manager = options.tx ?? this.dataSource.manager;
-    await manager.query(
-      'DELETE FROM pending_sign_ins WHERE user_id = $1 AND ($2::uuid IS NULL OR step_up_session_id IS DISTINCT FROM $2::uuid)',
-      [userId, options.keep ?? null],
-    );
-    const ended = (await manager.query(
-      `WITH ended AS (DELETE FROM sessions WHERE user_id = $1 AND ($2::uuid IS NULL OR id <> $2::uuid) RETURNING id) SELECT count(*)::int AS n FROM ended`,
-      [userId, options.keep ?? null],
-    )) as { n: number }[];
-    return ended[0]?.n ?? 0;
+    const end = async (manager: EntityManager): Promise<number> => {
+      await manager.query(
+        'DELETE FROM pending_sign_ins WHERE user_id = $1 AND ($2::uuid IS NULL OR step_up_session_id IS DISTINCT FROM $2::uuid)',
+        [userId, options.keep ?? null],
+      );
+      const ending = (await manager.query(
+        `SELECT id FROM sessions WHERE user_id = $1 AND ($2::uuid IS NULL OR id <> $2::uuid) ORDER BY id FOR UPDATE`,
+        [userId, options.keep ?? null],
+      )) as { id: string }[];
+      return this.endLocked(
+        ending.map((row) => row.id),
+        manager,
+      );
+    };
+    return options.tx ? end(options.tx) : this.dataSource.transaction(end);
   }
 
   /**
@@ -162,19 +182,43 @@ export class SessionsService {
    * it as it was listed. Another user's session, or one that already ended, is not found.
    */
   async endOne(userId: string, sessionId: string): Promise<ActiveSession> {
-    const ended: { id: string; user_agent: string | null; auth_time: Date; last_seen_at: Date; expires_at: Date }[] = isUuid(sessionId)
-      ? await this.dataSource.query(
-          `WITH ended AS (DELETE FROM sessions WHERE id = $1 AND user_id = $2 AND expires_at > $3 RETURNING id, user_agent, auth_time, last_seen_at, expires_at)
-           SELECT * FROM ended`,
-          [sessionId, userId, this.clock.now()],
-        )
-      : [];
-    const row = ended[0];
-    if (!row) throw new SessionError('SESSION_NOT_FOUND', 'No such session: it may have ended already', 'id');
-    return { id: row.id, userAgent: row.user_agent, signedInAt: row.auth_time, lastSeenAt: row.last_seen_at, expiresAt: row.expires_at };
+    const ended = !isUuid(sessionId)
+      ? undefined
+      : await this.dataSource.transaction(async (tx) => {
+          const [row] = (await tx.query(
+            `SELECT ${this.listed.select} FROM sessions s WHERE s.id = $1 AND s.user_id = $2 AND s.expires_at > $3 FOR UPDATE`,
+            [sessionId, userId, this.clock.now()],
+          )) as object[];
+          if (row) await this.endLocked([sessionId], tx);
+          return row;
+        });
+    if (!ended) throw new SessionError('SESSION_NOT_FOUND', 'No such session: it may have ended already', 'id');
+    const row = this.listed.map(ended);
+    return { id: row.id, userAgent: row.userAgent, signedInAt: row.authTime, lastSeenAt: row.lastSeenAt, expiresAt: row.expiresAt };
   }
 
+  /** Ends the session of this cookie (signing out, or a new sign-in in the same browser). */
   async destroy(cookieValue: string | undefined): Promise<void> {
-    if (cookieValue && COOKIE_VALUE.test(cookieValue)) await this.sessions.delete({ tokenHash: hashSecret(cookieValue) });
+    if (!cookieValue || !COOKIE_VALUE.test(cookieValue)) return;
+    await this.dataSource.transaction(async (tx) => {
+      const rows = (await tx.query('SELECT id FROM sessions WHERE token_hash = $1 FOR UPDATE', [hashSecret(cookieValue)])) as {
+        id: string;
+      }[];
+      await this.endLocked(
+        rows.map((row) => row.id),
+        tx,
+      );
+    });
+  }
+
+  /**
+   * Ends sessions already locked in `tx` (FOR UPDATE): those who listen (SessionEndings: back-channel
+   * logout) are told while the rows are still there, then the rows go. Returns how many ended.
+   */
+  private async endLocked(sessionIds: string[], tx: EntityManager): Promise<number> {
+    if (sessionIds.length === 0) return 0;
+    await this.endings.notify(sessionIds, tx);
+    await tx.query('DELETE FROM sessions WHERE id = ANY($1::uuid[])', [sessionIds]);
+    return sessionIds.length;
   }
 }

@@ -6,11 +6,12 @@ import { Repository } from 'typeorm';
 import { hashSecret } from '../auth/secret-token.js';
 import { Clock } from '../clock/clock.js';
 import { purgeInBatches } from '../database/batched-purge.js';
+import { EntityTable } from '../database/entity-table.js';
 import type { WebCookies } from '../web/cookies.js';
 import type { CookieChange } from '../web/page-result.js';
 import { Redirect } from '../web/page-result.js';
 import { WEB_COOKIES } from '../web/web.tokens.js';
-import { AuthMethod, combineAmr, toAmr } from './authentication-methods.js';
+import { AuthMethod, combineAmr, toAmr } from '../auth/authentication-methods.js';
 import { PendingSignInEntity } from './pending-sign-in.entity.js';
 import { SessionsService } from './sessions.service.js';
 import { WebSession } from './web-session.js';
@@ -55,7 +56,19 @@ export class SignInSteps {
     private readonly sessions: SessionsService,
     private readonly clock: Clock,
     @Inject(WEB_COOKIES) private readonly cookies: WebCookies,
-  ) {}
+  ) {
+    this.waiting = new EntityTable<PendingSignInEntity>(pendings.metadata, 'p').pick(
+      'id',
+      'userId',
+      'amr',
+      'returnTo',
+      'stepUpSessionId',
+      'require',
+    );
+  }
+
+  /** What a pending sign-in is read as. */
+  private readonly waiting: EntityTable<Pick<PendingSignInEntity, keyof PendingSignIn>, PendingSignInEntity>;
 
   /**
    * Starts a second step: after the password (`amr` `['pwd']`), or for a signed-in session an application
@@ -99,31 +112,17 @@ export class SignInSteps {
     const value = req.cookies[this.cookies.pendingSignIn];
     if (!value || !COOKIE_VALUE.test(value)) return null;
     const session = req.cookies[this.cookies.session];
-    const rows: {
-      id: string;
-      user_id: string;
-      amr: string[];
-      return_to: string;
-      step_up_session_id: string | null;
-      require: SecondStepRequirement;
-    }[] = await this.pendings.query(
-      `SELECT p.id, p.user_id, p.amr, p.return_to, p.step_up_session_id, p.require
+    const rows: object[] = await this.pendings.query(
+      `SELECT ${this.waiting.select}
            FROM pending_sign_ins p JOIN users u ON u.id = p.user_id AND u.state = 'active'
           WHERE p.token_hash = $1 AND p.expires_at > $2
             AND (p.step_up_session_id IS NULL
                  OR EXISTS (SELECT 1 FROM sessions s WHERE s.id = p.step_up_session_id AND s.token_hash = $3 AND s.expires_at > $2))`,
       [hashSecret(value), this.clock.now(), session ? hashSecret(session) : ''],
     );
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      id: row.id,
-      userId: row.user_id,
-      amr: toAmr(row.amr),
-      returnTo: row.return_to,
-      stepUpSessionId: row.step_up_session_id,
-      require: row.require,
-    };
+    if (!rows[0]) return null;
+    const row = this.waiting.map(rows[0]);
+    return { ...row, amr: toAmr(row.amr) };
   }
 
   /**

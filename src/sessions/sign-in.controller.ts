@@ -10,9 +10,9 @@ import type { PageResult } from '../web/page-result.js';
 import { Redirect, seeOther, view } from '../web/page-result.js';
 import { AnonymousPage, CurrentSession, Pages, SignedIn } from '../web/pages.decorator.js';
 import { safeReturnTo } from '../web/return-to.js';
-import type { SignedInUser } from './sessions.service.js';
+import type { SignedInUser } from '../web/page-sessions.js';
 import { signInPage } from './sign-in.pages.js';
-import { SignInThrottle, tryAgainIn } from './sign-in-throttle.js';
+import { AttemptThrottle, tryAgainIn } from './attempt-throttle.js';
 import { ReturnOrigins } from './return-origins.js';
 import { WebSession } from './web-session.js';
 import { SignInSteps } from './sign-in-steps.js';
@@ -21,6 +21,9 @@ import { Metrics } from '../metrics/metrics.js';
 
 const FAILED = 'Incorrect username, email or password.';
 
+/** A username or e-mail address is far shorter; a longer login_hint is not shown. */
+const MAX_LOGIN_HINT = 320;
+
 /** Browser sign-in and sign-out, shared by the OAuth flow and the dashboard. */
 @Controller()
 @Pages()
@@ -28,7 +31,7 @@ export class SignInController {
   constructor(
     private readonly session: WebSession,
     private readonly users: UsersService,
-    private readonly throttle: SignInThrottle,
+    private readonly throttle: AttemptThrottle,
     private readonly returnOrigins: ReturnOrigins,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
@@ -43,15 +46,22 @@ export class SignInController {
     @CurrentSession() signedIn: SignedInUser | null,
     @Query('return_to') returnTo?: string,
     @Query('reauth') reauth?: string,
+    @Query('login_hint') loginHint?: unknown,
   ): Promise<PageResult> {
     const target = safeReturnTo(returnTo, this.config.baseUrl);
+    // An application's OpenID Connect login_hint: only a pre-filled field, the user may change it.
+    const login = typeof loginHint === 'string' && loginHint.length <= MAX_LOGIN_HINT ? loginHint : undefined;
     // `reauth`: an application asked for a fresh sign-in (OpenID Connect prompt=login, max_age).
     if (signedIn && reauth !== '1') return seeOther(target);
     const notice = signedIn ? 'The application you came from asks you to sign in again.' : undefined;
     const offer = await this.offers.signIn(target);
-    return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, notice: notice ?? c.flash?.notice, offer }), {
-      formActions: await this.returnOrigins.of(target),
-    });
+    const destination = await this.returnOrigins.destinationOf(target);
+    return view(
+      (c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, login, notice: notice ?? c.flash?.notice, offer, destination }),
+      {
+        formActions: destination.origin ? [destination.origin] : [],
+      },
+    );
   }
 
   @Post('sign-in')
@@ -65,9 +75,10 @@ export class SignInController {
     if (wait > 0) {
       const error = `Too many failed attempts. ${tryAgainIn(wait)}`;
       const offer = await this.offers.signIn(target);
-      return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, login, error, offer }), {
+      const destination = await this.returnOrigins.destinationOf(target);
+      return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, login, error, offer, destination }), {
         status: 429,
-        formActions: await this.returnOrigins.of(target),
+        formActions: destination.origin ? [destination.origin] : [],
         headers: { 'retry-after': String(wait) },
       });
     }
@@ -75,9 +86,10 @@ export class SignInController {
     if (!user) {
       this.metrics.passwordRefused('sign_in');
       const offer = await this.offers.signIn(target);
-      return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, login, error: FAILED, offer }), {
+      const destination = await this.returnOrigins.destinationOf(target);
+      return view((c) => signInPage({ csrfToken: c.csrfToken, returnTo: target, login, error: FAILED, offer, destination }), {
         status: 401,
-        formActions: await this.returnOrigins.of(target),
+        formActions: destination.origin ? [destination.origin] : [],
       });
     }
     await this.throttle.recordSuccess(account, req.ip);

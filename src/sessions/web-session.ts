@@ -4,7 +4,7 @@ import type { WebCookies } from '../web/cookies.js';
 import type { CookieChange } from '../web/page-result.js';
 import { WEB_COOKIES } from '../web/web.tokens.js';
 import { SessionsService } from './sessions.service.js';
-import type { AuthMethod } from './authentication-methods.js';
+import type { AuthMethod } from '../auth/authentication-methods.js';
 import { KnownBrowsers } from './known-browsers.js';
 
 /** Signing a browser in and out: the session row and the cookie that carries it. */

@@ -1,7 +1,6 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { HttpDrain } from './http-drain.js';
 
 /** The server's shutdown: the HTTP drain, which readiness reports and main.ts runs on SIGTERM/SIGINT. */
-@Global()
 @Module({ providers: [HttpDrain], exports: [HttpDrain] })
 export class ShutdownModule {}

@@ -2,12 +2,12 @@ import { Body, Controller, Get, Inject, Post, Query, Req } from '@nestjs/common'
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import { acrOf, acrSatisfies } from '../sessions/authentication-methods.js';
+import { acrOf, acrSatisfies } from '../auth/authentication-methods.js';
 import { ReturnOrigins } from '../sessions/return-origins.js';
-import type { SignedInUser } from '../sessions/sessions.service.js';
+import type { SignedInUser } from '../web/page-sessions.js';
 import { SignInSteps, type PendingSignIn } from '../sessions/sign-in-steps.js';
 import { SignInOffers } from '../sessions/sign-in-offers.js';
-import { SignInThrottle, tryAgainIn } from '../sessions/sign-in-throttle.js';
+import { AttemptThrottle, tryAgainIn } from '../sessions/attempt-throttle.js';
 import { SecondFactors } from '../users/second-factors.js';
 import { formText } from '../web/form-values.js';
 import type { PageResult } from '../web/page-result.js';
@@ -35,7 +35,7 @@ export class SecondFactorController {
     private readonly secondFactors: SecondFactors,
     private readonly totp: TotpService,
     private readonly recoveryCodes: RecoveryCodes,
-    private readonly throttle: SignInThrottle,
+    private readonly throttle: AttemptThrottle,
     private readonly returnOrigins: ReturnOrigins,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly offers: SignInOffers,

@@ -7,13 +7,14 @@ import { RecoveryCodeEntity } from './recovery-code.entity.js';
 import { RecoveryCodes } from './recovery-codes.service.js';
 import { SecondFactorController } from './second-factor.controller.js';
 import { TotpService } from './totp.service.js';
+import { DatabaseModule } from '../database/database.module.js';
 
 /**
  * Two-factor authentication (docs/account-security.md): the authenticator app (TOTP), recovery codes,
  * and the second step of signing in. The security page's section and forms are in the dashboard.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([RecoveryCodeEntity]), SessionsModule, UsersModule, SecurityNoticesModule],
+  imports: [DatabaseModule, TypeOrmModule.forFeature([RecoveryCodeEntity]), SessionsModule, UsersModule, SecurityNoticesModule],
   providers: [TotpService, RecoveryCodes],
   controllers: [SecondFactorController],
   exports: [TotpService, RecoveryCodes],

@@ -7,9 +7,11 @@ import { UsersResolver } from './users.resolver.js';
 import { SecurityNoticesModule } from '../security-notices/security-notices.module.js';
 import { SecondFactorReset } from './second-factor-reset.js';
 import { SecondFactors } from './second-factors.js';
+import { AuthModule } from '../auth/auth.module.js';
+import { DatabaseModule } from '../database/database.module.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([UserEntity]), SecurityNoticesModule],
+  imports: [DatabaseModule, TypeOrmModule.forFeature([UserEntity]), SecurityNoticesModule, AuthModule],
   providers: [UsersService, PasswordHasher, UsersResolver, SecondFactors, SecondFactorReset],
   exports: [UsersService, SecondFactors, SecondFactorReset, PasswordHasher],
 })

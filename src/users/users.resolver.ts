@@ -1,8 +1,9 @@
+import { personOf } from '../auth/principal.js';
 import { Mutation, Query, Resolver } from '@nestjs/graphql';
 import { Public } from '../auth/public.decorator.js';
-import { DomainError } from '../errors/domain-error.js';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
-import type * as G from '../graphql/graphql.schema.js';
+import type * as G from '../generated/graphql-resolvers.js';
+import { toPayload } from '../graphql/payload.js';
 import type { FieldResolvers, RootResolvers } from '../graphql/resolver-types.js';
 import type { UserProfile } from './user.model.js';
 import { UsersService } from './users.service.js';
@@ -23,7 +24,7 @@ export class UsersResolver
 
   @Query('viewer')
   viewer(_root: unknown, _args: unknown, ctx: GraphqlContext): UserProfile {
-    return ctx.principal!.user;
+    return personOf(ctx.principal!);
   }
 
   @Query('user')
@@ -33,16 +34,11 @@ export class UsersResolver
   }
 
   @Mutation('updateViewerProfile')
-  async updateViewerProfile(
+  updateViewerProfile(
     _root: unknown,
     { input }: G.MutationUpdateViewerProfileArgs,
     ctx: GraphqlContext,
   ): Promise<G.ResolversTypes['UpdateViewerProfilePayload']> {
-    try {
-      return { user: await this.users.updateProfile(ctx.principal!.user.id, input), userErrors: [] };
-    } catch (err) {
-      if (!(err instanceof DomainError) || err.kind !== 'invalid') throw err;
-      return { user: null, userErrors: [{ field: err.field ? ['input', err.field] : null, message: err.message, code: err.code }] };
-    }
+    return toPayload('user', () => this.users.updateProfile(personOf(ctx.principal!).id, input));
   }
 }

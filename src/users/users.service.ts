@@ -1,14 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, QueryFailedError, Repository } from 'typeorm';
+import { EntityManager, In, QueryFailedError, Raw, Repository } from 'typeorm';
+import { EntityTable } from '../database/entity-table.js';
 import { Clock } from '../clock/clock.js';
 import { CredentialVerifier } from '../auth/credential-verifier.js';
 import { PasswordHasher } from './password-hasher.js';
-import { UserEntity } from './user.entity.js';
+import { UserEntity, UserState } from './user.entity.js';
 import { toUser, User } from './user.model.js';
 import { NewUserInput, validateEmail, validateName, validateNewUser, validatePassword } from './user-validation.js';
 import { checkAll } from '../errors/domain-error.js';
 import { UserError } from './users.errors.js';
+
+/** The columns `claimsAs` reads. */
+export interface UserClaimsRow {
+  username: string;
+  name: string;
+  email: string;
+  email_verified: boolean;
+  user_state: UserState;
+}
 
 /** What `selectAs` never reads for another feature: no model of a user carries them. */
 const SECRET_COLUMNS: ReadonlySet<string> = new Set(['passwordHash', 'totpSecret', 'totpLastStep']);
@@ -19,7 +29,11 @@ export class UsersService {
     private readonly passwords: PasswordHasher,
     private readonly credentials: CredentialVerifier,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.table = new EntityTable<UserEntity>(users.metadata, 'u');
+  }
+
+  private readonly table: EntityTable<UserEntity>;
 
   /**
    * Creates an account at once (the CLI, the demo seed, tests): `emailVerified` when whoever creates it
@@ -54,11 +68,7 @@ export class UsersService {
 
   /** The account with this e-mail address (case-insensitively), active or not; for the mails that prove it. */
   async findByEmail(email: string, manager: EntityManager = this.users.manager): Promise<User | null> {
-    const entity = await manager
-      .getRepository(UserEntity)
-      .createQueryBuilder('u')
-      .where('lower(u.email) = lower(:email)', { email: email.trim() })
-      .getOne();
+    const entity = await manager.getRepository(UserEntity).findOneBy({ email: sameText(email.trim()) });
     return entity ? toUser(entity) : null;
   }
 
@@ -151,6 +161,16 @@ export class UsersService {
       .join(', ');
   }
 
+  /**
+   * The user a credential stands for, under `alias` (a join on `users` in another feature's lookup of a
+   * token, session or code): `UserClaimsRow`, as `CredentialRow` reads them. The user's id is the
+   * credential's own `user_id`.
+   */
+  claimsAs(alias: string): string {
+    const c = (property: keyof UserEntity & string) => `${alias}.${this.table.column(property)}`;
+    return `${c('username')} AS username, ${c('name')} AS name, ${c('email')} AS email, ${c('emailVerifiedAt')} IS NOT NULL AS email_verified, ${c('state')} AS user_state`;
+  }
+
   /** The user of a row holding `selectAs(alias)`, as `findManyByIds` gives it. */
   fromRow(row: Record<string, unknown>, alias: string): User {
     const entity = this.users.create();
@@ -166,6 +186,13 @@ export class UsersService {
   async findManyByIds(ids: readonly string[]): Promise<User[]> {
     if (ids.length === 0) return [];
     return (await this.users.findBy({ id: In([...ids]) })).map(toUser);
+  }
+
+  /** Which of these users are active (blocked ones are told nothing), read in `manager`'s transaction when given. */
+  async activeIds(ids: readonly string[], manager: EntityManager = this.users.manager): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const found = await manager.getRepository(UserEntity).find({ where: { id: In([...ids]), state: 'active' }, select: { id: true } });
+    return found.map((u) => u.id);
   }
 
   /** The user with this username, if active: what anonymous callers may look up. */
@@ -317,8 +344,13 @@ export class UsersService {
   }
 
   private findEntityByLogin(login: string, by: 'username' | 'email'): Promise<UserEntity | null> {
-    return this.users.createQueryBuilder('u').where(`lower(u.${by}) = lower(:login)`, { login }).getOne();
+    return this.users.findOneBy({ [by]: sameText(login) });
   }
+}
+
+/** Equal to this text, case-insensitively (usernames and addresses are unique that way: the migration's indexes). */
+function sameText(value: string) {
+  return Raw((column) => `lower(${column}) = lower(:value)`, { value });
 }
 
 /** The key password attempts for this user are counted under, however they named themselves. */

@@ -15,7 +15,7 @@ export interface PageOptions {
   /** A one-time confirmation of what the previous form did ("Token revoked"). */
   notice?: string;
   /** Which main navigation entry is this page. */
-  current?: 'account' | 'security' | 'applications' | 'webhooks' | 'authorized' | 'explorer';
+  current?: 'account' | 'security' | 'applications' | 'resource-servers' | 'webhooks' | 'service-accounts' | 'authorized' | 'explorer';
 }
 
 export function page({ title, body, user, csrfToken, narrow, full, head, current, notice }: PageOptions): string {
@@ -42,12 +42,16 @@ export function page({ title, body, user, csrfToken, narrow, full, head, current
                       <a href="/account" ${current === 'account' ? html`aria-current="page"` : ''}>Account &amp; tokens</a>
                       <a href="/account/security" ${current === 'security' ? html`aria-current="page"` : ''}>Security</a>
                       <a href="/applications" ${current === 'applications' ? html`aria-current="page"` : ''}>Applications</a>
+                      <a href="/resource-servers" ${current === 'resource-servers' ? html`aria-current="page"` : ''}>Resource servers</a>
                       <a href="/webhooks" ${current === 'webhooks' ? html`aria-current="page"` : ''}>Webhooks</a>
+                      <a href="/service-accounts" ${current === 'service-accounts' ? html`aria-current="page"` : ''}>Service accounts</a>
                       <a href="/account/authorized" ${current === 'authorized' ? html`aria-current="page"` : ''}>Authorized apps</a>
                       <a href="/explorer" ${current === 'explorer' ? html`aria-current="page"` : ''}>API explorer</a>
                     </nav>
                     <div class="account">
-                      <span class="who">${user.name} <span class="muted">@${user.username}</span></span>
+                      <span class="who" title="${user.name} @${user.username}"
+                        >${user.name} <span class="muted">@${user.username}</span></span
+                      >
                       <form method="post" action="/sign-out">
                         <input type="hidden" name="_csrf" value="${csrfToken ?? ''}" />
                         <button class="link" type="submit">Sign out</button>

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../database/database-unavailable.js';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../errors/database-unavailable.js';
 import { DomainError } from '../errors/domain-error.js';
 import { clientErrorOf, otherMethods, pathOf, reportDatabaseUnavailable } from '../errors/generic-errors.js';
 import { UnstorableTextError } from '../errors/text-input.js';

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import type { SignedInUser } from '../sessions/sessions.service.js';
+import type { SignedInUser } from './page-sessions.js';
 import type { WebCookies } from './cookies.js';
 import { CsrfTokens } from './csrf.js';
 import { Flash, FLASH_TTL_SECONDS, FlashSealer } from './flash.js';

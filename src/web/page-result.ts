@@ -1,5 +1,5 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
-import type { SignedInUser } from '../sessions/sessions.service.js';
+import type { SignedInUser } from './page-sessions.js';
 import type { Flash } from './flash.js';
 import type { CspAdditions } from './security-headers.js';
 

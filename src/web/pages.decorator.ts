@@ -3,7 +3,7 @@ import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
 import { OwnAuthentication, Public } from '../auth/public.decorator.js';
-import type { SignedInUser } from '../sessions/sessions.service.js';
+import type { SignedInUser } from './page-sessions.js';
 import { PageExceptionFilter } from './page-exception.filter.js';
 
 export const IS_PAGES = 'agora:pages';
@@ -57,6 +57,15 @@ export const AnonymousPage = (): MethodDecorator & ClassDecorator => SetMetadata
  * handler could not see the session anyway.
  */
 export const CrossSiteForm = (): MethodDecorator => SetMetadata(IS_CROSS_SITE_FORM, true);
+
+/**
+ * A route that is both a protocol's entry point other sites post to (without these fields: no CSRF
+ * check, as `@CrossSiteForm()`) and our own form (with any of these fields: CSRF-checked as every form).
+ * The authorization endpoint: OpenID Connect Core §3.1.2.1 allows the request as a form post, and
+ * the consent page posts its decision there, with `_csrf` and `decision`.
+ */
+export const CrossSiteFormUnless = (...ownFormFields: [string, ...string[]]): MethodDecorator =>
+  SetMetadata(IS_CROSS_SITE_FORM, ownFormFields);
 
 /** The signed-in user of a page that requires one. */
 export const SignedIn = createParamDecorator((_: unknown, context: ExecutionContext): SignedInUser => {

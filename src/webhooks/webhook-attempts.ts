@@ -5,12 +5,21 @@ import { randomUUID } from 'node:crypto';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
+import { EntityTable } from '../database/entity-table.js';
 import { derivedJobId } from '../jobs/job-id.js';
 import { JobQueue } from '../jobs/job-queue.js';
 import { Metrics } from '../metrics/metrics.js';
-import { postWebhook, signedHeaders, type TargetPolicy, type WebhookResponse } from './outbound/outbound.js';
+import { OrganizersService } from '../events/organizers.service.js';
+import { ApplicationsService } from '../oauth/clients/applications.service.js';
+import { UsersService } from '../users/users.service.js';
+import { postWebhook, type TargetPolicy, type WebhookResponse } from '../outbound/outbound.js';
+import { signedHeaders } from './signed-headers.js';
 import { WEBHOOK_ATTEMPT, WEBHOOK_NOTICES, type WebhookAttemptJob } from './webhook-jobs.js';
+import { WebhookAttemptEntity } from './webhook-attempt.entity.js';
 import { applicationConcernedSql } from './webhook-audience.js';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity.js';
+import { WebhookEndpointEntity } from './webhook-endpoint.entity.js';
+import { WebhookMessageEntity } from './webhook-message.entity.js';
 import { failingTooLong, failureStreakSince, retryDelayMs } from './webhook-schedule.js';
 import { unsealWebhookSecret } from './webhook-secrets.js';
 import type { WebhookDeliveryState, WebhookEndpointState } from './webhook-states.js';
@@ -61,6 +70,25 @@ export class WebhookAttempts implements OnModuleInit {
   private readonly logger = new Logger('Webhooks');
   private readonly policy: TargetPolicy;
   private readonly userAgent: string;
+  /** What an attempt reads of its delivery (`d`), message (`m`) and endpoint (`e`): columns and mappers from the entities. */
+  private readonly loaded: {
+    delivery: EntityTable<Pick<WebhookDeliveryEntity, 'state' | 'attempts' | 'messageId' | 'endpointId'>, WebhookDeliveryEntity>;
+    message: EntityTable<Pick<WebhookMessageEntity, 'body' | 'eventType' | 'organizerId' | 'eventId' | 'userId'>, WebhookMessageEntity>;
+    endpoint: EntityTable<
+      Pick<WebhookEndpointEntity, 'url' | 'applicationId' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>,
+      WebhookEndpointEntity
+    >;
+  };
+  private readonly loadSql: string;
+  /** The endpoint and the delivery as recording an attempt locks and reads them. */
+  private readonly lockedEndpoint: EntityTable<
+    Pick<WebhookEndpointEntity, 'state' | 'failingSince' | 'lastFailedAt'>,
+    WebhookEndpointEntity
+  >;
+  private readonly lockEndpointSql: string;
+  private readonly lockedDelivery: EntityTable<Pick<WebhookDeliveryEntity, 'state' | 'attempts'>, WebhookDeliveryEntity>;
+  private readonly lockDeliverySql: string;
+  private readonly insertAttemptSql: string;
 
   constructor(
     private readonly jobs: JobQueue,
@@ -68,10 +96,45 @@ export class WebhookAttempts implements OnModuleInit {
     private readonly clock: Clock,
     private readonly metrics: Metrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly organizers: OrganizersService,
+    private readonly applications: ApplicationsService,
+    private readonly users: UsersService,
   ) {
     this.policy = config.webhooks;
     this.userAgent = `Agora-Webhooks/1 (+${config.baseUrl.replace(/\/+$/, '')}/docs)`;
     jobs.declare(WEBHOOK_NOTICES);
+    const deliveries = EntityTable.of(dataSource, WebhookDeliveryEntity, 'd');
+    const messages = EntityTable.of(dataSource, WebhookMessageEntity, 'm');
+    const endpoints = EntityTable.of(dataSource, WebhookEndpointEntity, 'e');
+    this.loaded = {
+      delivery: deliveries.pick('state', 'attempts', 'messageId', 'endpointId'),
+      message: messages.pick('body', 'eventType', 'organizerId', 'eventId', 'userId'),
+      endpoint: endpoints.pick('url', 'applicationId', 'secretSealed', 'previousSecretSealed', 'previousSecretExpiresAt'),
+    };
+    // The endpoint's state under its own name: the delivery's is `state`.
+    this.loadSql = `SELECT ${this.loaded.delivery.select}, ${this.loaded.message.select}, ${this.loaded.endpoint.select},
+              e.${endpoints.column('state')} AS endpoint_state
+         FROM ${deliveries.name} d
+         JOIN ${messages.name} m ON m.${messages.column('id')} = d.${deliveries.column('messageId')}
+         JOIN ${endpoints.name} e ON e.${endpoints.column('id')} = d.${deliveries.column('endpointId')}
+        WHERE d.${deliveries.column('id')} = $1`;
+    this.lockedEndpoint = endpoints.pick('state', 'failingSince', 'lastFailedAt');
+    this.lockEndpointSql = `SELECT ${this.lockedEndpoint.select} FROM ${endpoints.name} e WHERE e.${endpoints.column('id')} = $1 FOR NO KEY UPDATE`;
+    this.lockedDelivery = deliveries.pick('state', 'attempts');
+    this.lockDeliverySql = `SELECT ${this.lockedDelivery.select} FROM ${deliveries.name} d WHERE d.${deliveries.column('id')} = $1 FOR UPDATE`;
+    const attempts = EntityTable.of(dataSource, WebhookAttemptEntity, 'a');
+    this.insertAttemptSql = `INSERT INTO ${attempts.name} (${attempts.list(
+      'id',
+      'deliveryId',
+      'number',
+      'trigger',
+      'startedAt',
+      'durationMs',
+      'outcome',
+      'responseStatus',
+      'responseBody',
+      'error',
+    )}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
   }
 
   onModuleInit(): void {
@@ -128,38 +191,26 @@ export class WebhookAttempts implements OnModuleInit {
   }
 
   private async load(deliveryId: string): Promise<AttemptTarget | undefined> {
-    const rows = (await this.dataSource.query(
-      `SELECT d.state, d.attempts, m.id AS message_id, m.body, m.event_type, m.organizer_id, m.event_id, m.user_id,
-              e.id AS endpoint_id, e.url, e.state AS endpoint_state, e.application_id,
-              e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at
-         FROM webhook_deliveries d
-         JOIN webhook_messages m ON m.id = d.message_id
-         JOIN webhook_endpoints e ON e.id = d.endpoint_id
-        WHERE d.id = $1`,
-      [deliveryId],
-    )) as Record<string, unknown>[];
-    const row = rows[0];
+    const [row] = (await this.dataSource.query(this.loadSql, [deliveryId])) as { endpoint_state: WebhookEndpointState }[];
     if (!row) return undefined;
+    const delivery = this.loaded.delivery.map(row);
+    const message = this.loaded.message.map(row);
+    const endpoint = this.loaded.endpoint.map(row);
     return {
-      state: row.state as WebhookDeliveryState,
-      attempts: row.attempts as number,
-      messageId: row.message_id as string,
-      body: row.body as string,
-      endpointId: row.endpoint_id as string,
-      url: row.url as string,
-      endpointState: row.endpoint_state as WebhookEndpointState,
-      applicationId: (row.application_id as string | null) ?? null,
-      about: row.organizer_id
-        ? {
-            type: row.event_type as string,
-            organizerId: row.organizer_id as string,
-            eventId: row.event_id as string,
-            userId: (row.user_id as string | null) ?? null,
-          }
+      state: delivery.state,
+      attempts: delivery.attempts,
+      messageId: delivery.messageId,
+      body: message.body,
+      endpointId: delivery.endpointId,
+      url: endpoint.url,
+      endpointState: row.endpoint_state,
+      applicationId: endpoint.applicationId ?? null,
+      about: message.organizerId
+        ? { type: message.eventType, organizerId: message.organizerId, eventId: message.eventId!, userId: message.userId ?? null }
         : null,
-      secretSealed: row.secret_sealed as string,
-      previousSecretSealed: row.previous_secret_sealed as string | null,
-      previousSecretExpiresAt: row.previous_secret_expires_at ? new Date(row.previous_secret_expires_at as string | Date) : null,
+      secretSealed: endpoint.secretSealed,
+      previousSecretSealed: endpoint.previousSecretSealed,
+      previousSecretExpiresAt: endpoint.previousSecretExpiresAt ? new Date(endpoint.previousSecretExpiresAt) : null,
     };
   }
 
@@ -199,32 +250,24 @@ export class WebhookAttempts implements OnModuleInit {
   ): Promise<boolean> {
     // The endpoint first, then the delivery: delete() locks them in this order too. NO KEY UPDATE lets the
     // fan-out's inserts (their foreign keys' KEY SHARE locks) go on meanwhile.
-    const [endpoint] = (await tx.query(
-      `SELECT state, failing_since, last_failed_at FROM webhook_endpoints WHERE id = $1 FOR NO KEY UPDATE`,
-      [target.endpointId],
-    )) as { state: WebhookEndpointState; failing_since: Date | string | null; last_failed_at: Date | string | null }[];
-    if (!endpoint) return false;
-    const [delivery] = (await tx.query(`SELECT state, attempts FROM webhook_deliveries WHERE id = $1 FOR UPDATE`, [job.deliveryId])) as {
-      state: WebhookDeliveryState;
-      attempts: number;
-    }[];
+    const [endpointRow] = (await tx.query(this.lockEndpointSql, [target.endpointId])) as object[];
+    if (!endpointRow) return false;
+    const endpoint = this.lockedEndpoint.map(endpointRow);
+    const [deliveryRow] = (await tx.query(this.lockDeliverySql, [job.deliveryId])) as object[];
+    const delivery = deliveryRow && this.lockedDelivery.map(deliveryRow);
     if (!delivery || !awaits(delivery, job)) return false;
-    await tx.query(
-      `INSERT INTO webhook_attempts (id, delivery_id, number, trigger, started_at, duration_ms, outcome, response_status, response_body, error)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [
-        randomUUID(),
-        job.deliveryId,
-        job.number,
-        job.trigger,
-        startedAt,
-        Math.max(0, Math.round(response.durationMs)),
-        response.outcome,
-        response.status,
-        response.bodyExcerpt?.slice(0, 2048) ?? null,
-        response.error?.slice(0, 500) ?? null,
-      ],
-    );
+    await tx.query(this.insertAttemptSql, [
+      randomUUID(),
+      job.deliveryId,
+      job.number,
+      job.trigger,
+      startedAt,
+      Math.max(0, Math.round(response.durationMs)),
+      response.outcome,
+      response.status,
+      response.bodyExcerpt?.slice(0, 2048) ?? null,
+      response.error?.slice(0, 500) ?? null,
+    ]);
     if (response.outcome === 'succeeded') {
       await this.settle(tx, job, startedAt, 'succeeded', null);
       await tx.query(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [target.endpointId]);
@@ -233,7 +276,7 @@ export class WebhookAttempts implements OnModuleInit {
     const now = this.clock.now();
     const date = (value: Date | string | null) => (value ? new Date(value) : null);
     // Only failure without a break counts: a failure long after the previous one starts a new streak.
-    const failingSince = failureStreakSince(date(endpoint.failing_since), date(endpoint.last_failed_at), startedAt);
+    const failingSince = failureStreakSince(date(endpoint.failingSince), date(endpoint.lastFailedAt), startedAt);
     await tx.query(
       `UPDATE webhook_endpoints SET failing_since = $2, last_failed_at = GREATEST(coalesce(last_failed_at, $3), $3) WHERE id = $1`,
       [target.endpointId, failingSince, startedAt],
@@ -289,15 +332,8 @@ export class WebhookAttempts implements OnModuleInit {
       `UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL WHERE endpoint_id = $1 AND state = 'scheduled'`,
       [endpointId],
     );
-    const managers = (await tx.query(
-      `SELECT u.id FROM webhook_endpoints w
-         JOIN users u ON u.state = 'active'
-          AND (u.id IN (SELECT m.user_id FROM organizer_members m WHERE m.organizer_id = w.organizer_id AND m.role IN ('owner', 'admin'))
-               OR u.id = (SELECT a.owner_id FROM oauth_applications a WHERE a.id = w.application_id))
-        WHERE w.id = $1`,
-      [endpointId],
-    )) as { id: string }[];
-    for (const { id: userId } of managers) {
+    const managers = await this.managersOf(tx, endpointId);
+    for (const userId of managers) {
       await this.jobs.enqueue(
         WEBHOOK_NOTICES,
         { endpointId, userId, disabledAt: now.toISOString() },
@@ -305,5 +341,23 @@ export class WebhookAttempts implements OnModuleInit {
       );
     }
     this.logger.warn(`Webhook endpoint ${endpointId} disabled: ${reason} (${managers.length} people told)`);
+  }
+
+  /**
+   * The active people who manage an endpoint, read in `tx`: the owners and admins of its organizer, or
+   * the owner of its application, each through the module that keeps them.
+   */
+  private async managersOf(tx: EntityManager, endpointId: string): Promise<string[]> {
+    const endpoint = await tx
+      .getRepository(WebhookEndpointEntity)
+      .findOne({ where: { id: endpointId }, select: { id: true, organizerId: true, applicationId: true } });
+    if (!endpoint) return [];
+    let ids: string[] = [];
+    if (endpoint.organizerId) ids = await this.organizers.managerIds(endpoint.organizerId, tx);
+    else if (endpoint.applicationId) {
+      const ownerId = (await this.applications.ownership({ id: endpoint.applicationId }, tx))?.ownerId;
+      ids = ownerId ? [ownerId] : [];
+    }
+    return this.users.activeIds(ids, tx);
   }
 }

@@ -1,12 +1,16 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
+import { OrganizersService } from '../events/organizers.service.js';
 import type { JobContext } from '../jobs/job-kind.js';
 import { JobQueue } from '../jobs/job-queue.js';
 import { Mailer } from '../mail/mailer.js';
+import { ApplicationsService } from '../oauth/clients/applications.service.js';
+import { UsersService } from '../users/users.service.js';
 import { renderWebhookDisabledMail } from '../mail/messages/webhook-mail.js';
+import { WebhookEndpointEntity } from './webhook-endpoint.entity.js';
 import { WEBHOOK_NOTICES, type WebhookDisabledNotice } from './webhook-jobs.js';
 
 /**
@@ -19,9 +23,12 @@ export class WebhookDisabledNotices implements OnModuleInit {
 
   constructor(
     private readonly jobs: JobQueue,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectRepository(WebhookEndpointEntity) private readonly endpoints: Repository<WebhookEndpointEntity>,
     private readonly mailer: Mailer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly organizers: OrganizersService,
+    private readonly applications: ApplicationsService,
+    private readonly users: UsersService,
   ) {}
 
   onModuleInit(): void {
@@ -29,41 +36,41 @@ export class WebhookDisabledNotices implements OnModuleInit {
   }
 
   async send(notice: WebhookDisabledNotice, job: JobContext): Promise<void> {
-    const [row] = (await this.dataSource.query(
-      `SELECT w.url, w.description, w.state, w.disabled_reason, w.disabled_at,
-              coalesce(o.name, a.name) AS owner, u.name AS user_name, u.email, u.state AS user_state
-         FROM webhook_endpoints w
-         LEFT JOIN organizers o ON o.id = w.organizer_id
-         LEFT JOIN oauth_applications a ON a.id = w.application_id
-         JOIN users u ON u.id = $2
-        WHERE w.id = $1`,
-      [notice.endpointId, notice.userId],
-    )) as {
-      url: string;
-      description: string;
-      state: string;
-      disabled_reason: string | null;
-      disabled_at: Date | string | null;
-      owner: string;
-      user_name: string;
-      email: string;
-      user_state: string;
-    }[];
-    const disabledAt = row?.disabled_at ? new Date(row.disabled_at) : null;
-    if (!row || row.state !== 'disabled' || disabledAt?.toISOString() !== notice.disabledAt || row.user_state !== 'active') {
+    const endpoint = await this.endpoints.findOne({
+      where: { id: notice.endpointId },
+      select: {
+        id: true,
+        url: true,
+        description: true,
+        state: true,
+        disabledReason: true,
+        disabledAt: true,
+        organizerId: true,
+        applicationId: true,
+      },
+    });
+    const disabledAt = endpoint?.disabledAt ?? null;
+    const user =
+      endpoint?.state === 'disabled' && disabledAt?.toISOString() === notice.disabledAt ? await this.users.findById(notice.userId) : null;
+    if (!endpoint || !disabledAt || user?.state !== 'active') {
       this.logger.debug(`Notice ${job.id} (webhook.disabled) not sent: no longer true`);
       return;
     }
+    const owner = endpoint.organizerId
+      ? await this.organizers.nameOf(endpoint.organizerId)
+      : endpoint.applicationId
+        ? ((await this.applications.ownership({ id: endpoint.applicationId }))?.name ?? null)
+        : null;
     const rendered = renderWebhookDisabledMail({
-      recipient: { name: row.user_name, email: row.email },
-      owner: row.owner,
-      url: row.url,
-      description: row.description,
-      reason: row.disabled_reason ?? '',
+      recipient: { name: user.name, email: user.email },
+      owner: owner ?? '',
+      url: endpoint.url,
+      description: endpoint.description,
+      reason: endpoint.disabledReason ?? '',
       disabledAt,
       endpointPage: new URL(`/webhooks/${notice.endpointId}`, this.config.baseUrl).toString(),
     });
     // The job's id: every attempt sends the same Message-ID, so a mail system can tell a repeat.
-    await this.mailer.send({ ...rendered, to: `"${row.user_name.replace(/["\\\r\n]/g, ' ')}" <${row.email}>`, messageId: job.id });
+    await this.mailer.send({ ...rendered, to: `"${user.name.replace(/["\\\r\n]/g, ' ')}" <${user.email}>`, messageId: job.id });
   }
 }

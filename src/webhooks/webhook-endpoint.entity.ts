@@ -1,6 +1,6 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { OrganizerEntity } from '../events/organizer.entity.js';
-import { ApplicationEntity } from '../oauth/application.entity.js';
+import { ApplicationEntity } from '../oauth/clients/application.entity.js';
 import { UserEntity } from '../users/user.entity.js';
 import type { WebhookEndpointState } from './webhook-states.js';
 

@@ -5,6 +5,7 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
+import { EntityTable } from '../database/entity-table.js';
 import type { Page, PageRequest, SortKey } from '../database/keyset.js';
 import { KeysetPager } from '../database/keyset-pager.js';
 import { isUuid } from '../database/uuid.js';
@@ -12,11 +13,16 @@ import { checkAll, DomainError } from '../errors/domain-error.js';
 import { DomainEventType, isDomainEventType } from '../events/domain-events.js';
 import { EventsPolicy } from '../events/events.policy.js';
 import { EventsReaderFactory } from '../events/events.reader.js';
+import { OrganizersService } from '../events/organizers.service.js';
+import { ApplicationsService } from '../oauth/clients/applications.service.js';
 import { RateLimits } from '../rate-limits/rate-limits.service.js';
 import { UsersService } from '../users/users.service.js';
-import { MAX_URL_LENGTH, resolvesName, targetProblem, TargetPolicy, urlProblem, urlShapeProblem } from './outbound/outbound.js';
+import { MAX_URL_LENGTH, resolvesName, targetProblem, TargetPolicy, urlProblem, urlShapeProblem } from '../outbound/outbound.js';
+import { WebhookAttemptEntity } from './webhook-attempt.entity.js';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity.js';
 import { WebhookDispatch } from './webhook-dispatch.js';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity.js';
+import { WebhookMessageEntity } from './webhook-message.entity.js';
 import { newWebhookSecret, sealWebhookSecret } from './webhook-secrets.js';
 import type { WebhookAttemptTrigger, WebhookDeliveryState, WebhookEndpointState } from './webhook-states.js';
 import { WebhookError } from './webhooks.errors.js';
@@ -107,16 +113,27 @@ const DELIVERY_LOG: SortKey = {
   direction: 'DESC',
 };
 
-const DELIVERY_SELECT = `d.id, d.endpoint_id, d.message_id, d.state, d.attempts, d.next_attempt_at, d.last_attempt_at, d.created_at,
-  m.event_type, m.body`;
-const DELIVERY_FROM = 'webhook_deliveries d JOIN webhook_messages m ON m.id = d.message_id';
-
-type Row = Record<string, unknown>;
+type DeliveryColumns = Pick<
+  WebhookDeliveryEntity,
+  'id' | 'endpointId' | 'messageId' | 'state' | 'attempts' | 'nextAttemptAt' | 'lastAttemptAt' | 'createdAt'
+>;
+type AttemptColumns = Pick<
+  WebhookAttemptEntity,
+  'deliveryId' | 'number' | 'trigger' | 'startedAt' | 'durationMs' | 'outcome' | 'responseStatus' | 'responseBody' | 'error'
+>;
 
 /** Managing endpoints, as their owners do through GraphQL and the dashboard. Every method checks the user may. */
 @Injectable()
 export class WebhookEndpointsService {
   private readonly policy: TargetPolicy;
+  /** What the delivery log reads of a delivery (`d`) and of its message (`m`): columns and mappers from the entities. */
+  private readonly deliveryColumns: EntityTable<DeliveryColumns, WebhookDeliveryEntity>;
+  private readonly messageColumns: EntityTable<Pick<WebhookMessageEntity, 'eventType' | 'body'>, WebhookMessageEntity>;
+  private readonly deliverySelect: string;
+  private readonly deliveryFrom: string;
+  /** What the log shows of an attempt. */
+  private readonly attemptColumns: EntityTable<AttemptColumns, WebhookAttemptEntity>;
+  private readonly attemptsSql: string;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -127,8 +144,40 @@ export class WebhookEndpointsService {
     private readonly rateLimits: RateLimits,
     private readonly pages: KeysetPager,
     private readonly dispatch: WebhookDispatch,
+    private readonly applications: ApplicationsService,
+    private readonly organizers: OrganizersService,
   ) {
     this.policy = { allowHttp: config.webhooks.allowHttp, allowPrivateTargets: config.webhooks.allowPrivateTargets };
+    const deliveries = EntityTable.of(dataSource, WebhookDeliveryEntity, 'd');
+    const messages = EntityTable.of(dataSource, WebhookMessageEntity, 'm');
+    this.deliveryColumns = deliveries.pick(
+      'id',
+      'endpointId',
+      'messageId',
+      'state',
+      'attempts',
+      'nextAttemptAt',
+      'lastAttemptAt',
+      'createdAt',
+    );
+    this.messageColumns = messages.pick('eventType', 'body');
+    this.deliverySelect = `${this.deliveryColumns.select}, ${this.messageColumns.select}`;
+    this.deliveryFrom = `${deliveries.name} d JOIN ${messages.name} m ON m.${messages.column('id')} = d.${deliveries.column('messageId')}`;
+    const attempts = EntityTable.of(dataSource, WebhookAttemptEntity, 't');
+    this.attemptColumns = attempts.pick(
+      'deliveryId',
+      'number',
+      'trigger',
+      'startedAt',
+      'durationMs',
+      'outcome',
+      'responseStatus',
+      'responseBody',
+      'error',
+    );
+    const deliveryId = attempts.column('deliveryId');
+    this.attemptsSql = `SELECT ${this.attemptColumns.select} FROM ${attempts.name} t
+      WHERE t.${deliveryId} = ANY($1) ORDER BY t.${deliveryId}, t.${attempts.column('number')}`;
   }
 
   /** The endpoints of one owner the user manages (WebhookError FORBIDDEN / NOT_FOUND otherwise), oldest first. */
@@ -143,11 +192,12 @@ export class WebhookEndpointsService {
     owners: { owner: WebhookOwner; name: string }[];
     endpoints: WebhookEndpoint[];
   }> {
-    const rows = (await this.dataSource.query(MANAGED_OWNERS, [userId])) as {
-      kind: 'organizer' | 'application';
-      id: string;
-      name: string;
-    }[];
+    const organizers = await this.organizers.managedBy(userId);
+    const applications = await this.applications.namesOwnedBy(userId);
+    const rows = [
+      ...organizers.map((o) => ({ kind: 'organizer' as const, ...o })),
+      ...applications.map((a) => ({ kind: 'application' as const, ...a })),
+    ];
     const reader = this.readers.create(userId);
     // One statement for every organizer's role (the reader batches them).
     const roles = await Promise.all(rows.map((row) => (row.kind === 'organizer' ? reader.role(row.id) : null)));
@@ -324,10 +374,10 @@ export class WebhookEndpointsService {
   async deliveryPage(userId: string, endpointId: string, request: PageRequest): Promise<Page<WebhookDelivery>> {
     await this.requireManaged(userId, endpointId);
     return this.pages.page(
-      { select: DELIVERY_SELECT, from: DELIVERY_FROM, where: ['d.endpoint_id = $1'], params: [endpointId] },
+      { select: this.deliverySelect, from: this.deliveryFrom, where: ['d.endpoint_id = $1'], params: [endpointId] },
       DELIVERY_LOG,
       request,
-      toDelivery,
+      (row) => this.toDelivery(row),
     );
   }
 
@@ -345,13 +395,12 @@ export class WebhookEndpointsService {
 
   /** The attempts of several deliveries in one statement, each first first. Callers check the user manages their endpoints. */
   async attemptsOfMany(deliveryIds: readonly string[]): Promise<Map<string, WebhookAttempt[]>> {
-    const rows = (await this.dataSource.query(
-      `SELECT delivery_id, number, trigger, started_at, duration_ms, outcome, response_status, response_body, error
-         FROM webhook_attempts WHERE delivery_id = ANY($1) ORDER BY delivery_id, number`,
-      [deliveryIds],
-    )) as Row[];
+    const rows = (await this.dataSource.query(this.attemptsSql, [deliveryIds])) as object[];
     const byDelivery = new Map<string, WebhookAttempt[]>(deliveryIds.map((id) => [id, []]));
-    for (const row of rows) byDelivery.get(row.delivery_id as string)?.push(toAttempt(row));
+    for (const row of rows) {
+      const attempt = this.attemptColumns.map(row);
+      byDelivery.get(attempt.deliveryId)?.push(toAttempt(attempt));
+    }
     return byDelivery;
   }
 
@@ -366,20 +415,14 @@ export class WebhookEndpointsService {
 
   /** The owner an application's client ID names, if the user owns that application (NOT_FOUND otherwise). */
   async applicationOwner(userId: string, clientId: string, field = 'clientId'): Promise<WebhookOwner> {
-    const [row] = (await this.dataSource.query(`SELECT id, owner_id FROM oauth_applications WHERE client_id = $1`, [clientId])) as {
-      id: string;
-      owner_id: string | null;
-    }[];
-    if (!row || row.owner_id !== userId) throw WebhookError.notFound('application', field);
-    return { kind: 'application', applicationId: row.id };
+    const application = await this.applications.ownership({ clientId });
+    if (!application || application.ownerId !== userId) throw WebhookError.notFound('application', field);
+    return { kind: 'application', applicationId: application.id };
   }
 
   /** The client ID of an application (GraphQL shows application endpoints' owner by it). */
   async clientIdOf(applicationId: string): Promise<string | null> {
-    const [row] = (await this.dataSource.query(`SELECT client_id FROM oauth_applications WHERE id = $1`, [applicationId])) as {
-      client_id: string;
-    }[];
-    return row?.client_id ?? null;
+    return (await this.applications.ownership({ id: applicationId }))?.clientId ?? null;
   }
 
   /**
@@ -389,10 +432,8 @@ export class WebhookEndpointsService {
    */
   async requireManager(userId: string, owner: WebhookOwner): Promise<void> {
     if (owner.kind === 'application') {
-      const [row] = (await this.dataSource.query(`SELECT owner_id FROM oauth_applications WHERE id = $1`, [owner.applicationId])) as {
-        owner_id: string | null;
-      }[];
-      if (!row || row.owner_id !== userId) throw WebhookError.notFound('application', 'applicationId');
+      const application = await this.applications.ownership({ id: owner.applicationId });
+      if (!application || application.ownerId !== userId) throw WebhookError.notFound('application', 'applicationId');
       return;
     }
     const reader = this.readers.create(userId);
@@ -430,8 +471,28 @@ export class WebhookEndpointsService {
 
   private async loadDelivery(deliveryId: string): Promise<WebhookDelivery | null> {
     if (!isUuid(deliveryId)) return null;
-    const [row] = (await this.dataSource.query(`SELECT ${DELIVERY_SELECT} FROM ${DELIVERY_FROM} WHERE d.id = $1`, [deliveryId])) as Row[];
-    return row ? toDelivery(row) : null;
+    const [row] = (await this.dataSource.query(`SELECT ${this.deliverySelect} FROM ${this.deliveryFrom} WHERE d.id = $1`, [
+      deliveryId,
+    ])) as object[];
+    return row ? this.toDelivery(row) : null;
+  }
+
+  /** A row of the delivery log (`deliverySelect`) as the API's delivery. */
+  private toDelivery(row: object): WebhookDelivery {
+    const delivery = this.deliveryColumns.map(row);
+    const message = this.messageColumns.map(row);
+    return {
+      id: delivery.id,
+      endpointId: delivery.endpointId,
+      webhookId: `msg_${delivery.messageId}`,
+      eventType: message.eventType,
+      state: delivery.state,
+      attempts: delivery.attempts,
+      nextAttemptAt: delivery.nextAttemptAt ?? null,
+      lastAttemptAt: delivery.lastAttemptAt ?? null,
+      createdAt: delivery.createdAt,
+      requestBody: message.body,
+    };
   }
 
   private async throttle(name: string, endpointId: string, what: string): Promise<void> {
@@ -480,8 +541,8 @@ export class WebhookEndpointsService {
   }
 
   private async lockOwner(tx: EntityManager, owner: WebhookOwner): Promise<void> {
-    const table = owner.kind === 'organizer' ? 'organizers' : 'oauth_applications';
-    await tx.query(`SELECT 1 FROM ${table} WHERE id = $1 FOR NO KEY UPDATE`, [ownerIdOf(owner)]);
+    if (owner.kind === 'application') return this.applications.lockRow(tx, owner.applicationId);
+    await this.organizers.lockRow(tx, owner.organizerId);
   }
 
   private seal(secret: string): string {
@@ -492,14 +553,6 @@ export class WebhookEndpointsService {
     return this.dataSource.getRepository(WebhookEndpointEntity);
   }
 }
-
-// The organizers the user owns or administers, and the applications they own ($1: the user).
-const MANAGED_OWNERS = `
-  SELECT 'organizer' AS kind, o.id, o.name FROM organizers o
-    JOIN organizer_members m ON m.organizer_id = o.id AND m.user_id = $1 AND m.role IN ('owner', 'admin')
-  UNION ALL
-  SELECT 'application' AS kind, a.id, a.name FROM oauth_applications a WHERE a.owner_id = $1
-  ORDER BY kind DESC, name`;
 
 /** The outbound checks' words ("the URL must start with https://") as a sentence of an error. */
 function sentence(problem: string): string {
@@ -551,30 +604,15 @@ function toEndpoint(entity: WebhookEndpointEntity): WebhookEndpoint {
   };
 }
 
-function toDelivery(row: Row): WebhookDelivery {
+function toAttempt(row: AttemptColumns): WebhookAttempt {
   return {
-    id: row.id as string,
-    endpointId: row.endpoint_id as string,
-    webhookId: `msg_${row.message_id as string}`,
-    eventType: row.event_type as string,
-    state: row.state as WebhookDeliveryState,
-    attempts: row.attempts as number,
-    nextAttemptAt: (row.next_attempt_at as Date | null) ?? null,
-    lastAttemptAt: (row.last_attempt_at as Date | null) ?? null,
-    createdAt: row.created_at as Date,
-    requestBody: row.body as string,
-  };
-}
-
-function toAttempt(row: Row): WebhookAttempt {
-  return {
-    number: row.number as number,
-    trigger: row.trigger as WebhookAttemptTrigger,
-    startedAt: row.started_at as Date,
-    durationMs: row.duration_ms as number,
-    outcome: row.outcome as 'succeeded' | 'failed',
-    responseStatus: (row.response_status as number | null) ?? null,
-    responseBody: (row.response_body as string | null) ?? null,
-    error: (row.error as string | null) ?? null,
+    number: row.number,
+    trigger: row.trigger,
+    startedAt: row.startedAt,
+    durationMs: row.durationMs,
+    outcome: row.outcome,
+    responseStatus: row.responseStatus ?? null,
+    responseBody: row.responseBody ?? null,
+    error: row.error ?? null,
   };
 }

@@ -1,19 +1,11 @@
-import type * as G from '../graphql/graphql.schema.js';
+import type * as G from '../generated/graphql.js';
 import type { DomainEventType } from '../events/domain-events.js';
 import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './webhook-endpoints.service.js';
-
-/** The model under a GraphQL webhook object, for its field resolvers. */
-export const WEBHOOK_MODEL = Symbol('webhook-model');
+import { WEBHOOK_MODEL, type GqlWebhookDelivery, type GqlWebhookEndpoint } from './webhooks.graphql-parents.js';
 
 /** `registration.created` ⇄ `REGISTRATION_CREATED`: the first dot is the first underscore. */
 export const toGqlEventType = (type: DomainEventType): G.WebhookEventType => type.replace('.', '_').toUpperCase() as G.WebhookEventType;
 export const fromGqlEventType = (type: G.WebhookEventType): DomainEventType => type.toLowerCase().replace('_', '.') as DomainEventType;
-
-export type GqlWebhookEndpoint = Omit<WebhookEndpoint, 'eventTypes' | 'state'> &
-  Pick<G.WebhookEndpoint, 'eventTypes' | 'state'> & { [WEBHOOK_MODEL]: WebhookEndpoint };
-
-export type GqlWebhookDelivery = Omit<WebhookDelivery, 'state' | 'attempts'> &
-  Pick<G.WebhookDelivery, 'state' | 'attemptCount'> & { [WEBHOOK_MODEL]: WebhookDelivery };
 
 export function toGqlWebhookEndpoint(endpoint: WebhookEndpoint): GqlWebhookEndpoint {
   return {

@@ -1,23 +1,20 @@
 import { Mutation, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import DataLoader from 'dataloader';
-import { toConnection, toPageRequest } from '../graphql/connection.js';
+import { toConnection, toForwardPageRequest } from '../graphql/connection.js';
 import { perRequest } from '../graphql/graphql-context.js';
 import type { GraphqlContext } from '../graphql/graphql-context.js';
-import type * as G from '../graphql/graphql.schema.js';
+import type * as G from '../generated/graphql-resolvers.js';
 import type { FieldResolvers, RootResolvers } from '../graphql/resolver-types.js';
-import { MODEL, requireId, toGqlOrganizer, toPayload } from '../events/events.graphql-mappers.js';
-import type { GqlOrganizer } from '../events/events.graphql-mappers.js';
+import { toPayload } from '../graphql/payload.js';
+import { requireId, toGqlOrganizer } from '../events/events.graphql-mappers.js';
+import { MODEL } from '../events/events.graphql-parents.js';
+import type { GqlOrganizer } from '../events/events.graphql-parents.js';
 import { GraphqlReaders } from '../events/graphql-readers.js';
 import { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import type { WebhookAttempt, WebhookEndpointChanges, WebhookOwner } from './webhook-endpoints.service.js';
-import type { GqlWebhookDelivery, GqlWebhookEndpoint } from './webhooks.graphql-mappers.js';
-import {
-  fromGqlEventType,
-  toGqlWebhookAttempt,
-  toGqlWebhookDelivery,
-  toGqlWebhookEndpoint,
-  WEBHOOK_MODEL,
-} from './webhooks.graphql-mappers.js';
+import type { GqlWebhookDelivery, GqlWebhookEndpoint } from './webhooks.graphql-parents.js';
+import { fromGqlEventType, toGqlWebhookAttempt, toGqlWebhookDelivery, toGqlWebhookEndpoint } from './webhooks.graphql-mappers.js';
+import { WEBHOOK_MODEL } from './webhooks.graphql-parents.js';
 import { WebhookError, type WebhookErrorCode } from './webhooks.errors.js';
 
 /** How long a rotated-out secret keeps signing when the caller does not say. */
@@ -25,7 +22,7 @@ const DEFAULT_PREVIOUS_SECRET_HOURS = 24;
 
 /** The caller, who must be signed in: anonymous callers reach these fields only through public parents. */
 function callerOf(ctx: GraphqlContext): string {
-  const userId = ctx.principal?.user.id;
+  const userId = ctx.principal?.user?.id;
   if (!userId) throw new WebhookError('FORBIDDEN', 'Sign in to manage webhooks.');
   return userId;
 }
@@ -78,7 +75,7 @@ export class WebhookEndpointsResolver
 
   @ResolveField('deliveries')
   async deliveries(endpoint: GqlWebhookEndpoint, args: G.WebhookEndpointDeliveriesArgs, ctx: GraphqlContext) {
-    const page = await this.endpoints.deliveryPage(callerOf(ctx), endpoint.id, toPageRequest(args));
+    const page = await this.endpoints.deliveryPage(callerOf(ctx), endpoint.id, toForwardPageRequest(args));
     return toConnection(page, toGqlWebhookDelivery);
   }
 

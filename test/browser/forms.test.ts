@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createServer } from 'node:http';
-import { ApplicationsService } from '../../src/oauth/applications.service.js';
-import { GrantsService } from '../../src/oauth/grants.service.js';
+import { ApplicationsService } from '../../src/oauth/clients/applications.service.js';
+import { GrantsService } from '../../src/oauth/consent/grants.service.js';
 import { UsersService } from '../../src/users/users.service.js';
 import { freePort, startTestApp, TestApp } from '../support/test-app.js';
 import { launchChromium } from './chromium.js';
@@ -76,7 +76,7 @@ describe('reload and back after a form', () => {
     await page.goto(`${t.config.baseUrl}/applications`);
     await page.click('text=Reload Test');
     const address = page.url();
-    await page.click('text=Regenerate secret…');
+    await page.click('text=Regenerate secret (replace every secret)…');
     await page.waitForSelector('text=Regenerate the secret of “Reload Test”?');
     await page.click('button:has-text("Regenerate secret")');
     await page.waitForSelector('#client-secret');

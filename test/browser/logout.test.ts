@@ -1,8 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import jwt from 'jsonwebtoken';
 import { createServer, Server } from 'node:http';
-import { ApplicationsService } from '../../src/oauth/applications.service.js';
-import { SigningKeysService } from '../../src/oauth/signing-keys.service.js';
+import { ApplicationsService } from '../../src/oauth/clients/applications.service.js';
+import { SigningKeysService } from '../../src/oauth/keys/signing-keys.service.js';
 import { UsersService } from '../../src/users/users.service.js';
 import { freePort, startTestApp, TestApp } from '../support/test-app.js';
 import { launchChromium } from './chromium.js';

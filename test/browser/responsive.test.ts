@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { GrantsService } from '../../src/oauth/grants.service.js';
-import { ApplicationsService } from '../../src/oauth/applications.service.js';
-import { DeviceAuthorizationsService } from '../../src/oauth/device-authorizations.service.js';
+import { GrantsService } from '../../src/oauth/consent/grants.service.js';
+import { ApplicationsService } from '../../src/oauth/clients/applications.service.js';
+import { DeviceAuthorizationsService } from '../../src/oauth/device/device-authorizations.service.js';
 import { PersonalTokensService } from '../../src/personal-tokens/personal-tokens.service.js';
+import { ResourceServersService } from '../../src/oauth/resources/resource-servers.service.js';
 import { UsersService } from '../../src/users/users.service.js';
 import { ROOT } from '../support/processes.js';
 import { UnsubscribeLinks } from '../../src/notifications/unsubscribe-links.js';
@@ -38,6 +39,7 @@ let browser: Browser;
 let signedInState: Awaited<ReturnType<BrowserContext['storageState']>>;
 const data = {
   tokenId: '',
+  resourceServerId: '',
   applicationId: '',
   clientId: '',
   approvedId: '',
@@ -85,6 +87,11 @@ function authorizeQuery(clientId: string): string {
 // One line per page; add new pages here.
 const PAGES: PageCase[] = [
   { name: 'sign-in', signedIn: false, open: visit(() => '/sign-in') },
+  {
+    name: 'sign-in-to-application',
+    signedIn: false,
+    open: visit(() => `/oauth/authorize?${authorizeQuery(data.clientId)}`, 'text=Sign in to continue to'),
+  },
   {
     name: 'sign-in-error',
     signedIn: false,
@@ -161,6 +168,8 @@ const PAGES: PageCase[] = [
     signedIn: true,
     open: visit(() => `/applications/${data.applicationId}/delete`, 'text=Delete application'),
   },
+  { name: 'resource-servers', signedIn: true, open: visit(() => '/resource-servers', 'tbody tr') },
+  { name: 'resource-server', signedIn: true, open: visit(() => `/resource-servers/${data.resourceServerId}`, 'text=Introspection secret') },
   { name: 'authorized', signedIn: true, open: visit(() => '/account/authorized', 'tbody tr') },
   {
     name: 'consent',
@@ -284,6 +293,12 @@ beforeAll(async () => {
     .get(PersonalTokensService)
     .create(user.id, { name: 'nightly export of the flight research schedule', scopes: ['api', 'read_api'] });
   data.tokenId = personalToken.id;
+  const { resourceServer } = await t.get(ResourceServersService).create(user.id, {
+    name: 'Flight research schedule service for the hangar crews and the mission planners',
+    identifier: 'https://schedule.flight-research.langley.example.com/api/v2/a-long-path-to-the-resource',
+    accessTokenFormat: 'jwt',
+  });
+  data.resourceServerId = resourceServer.id;
   data.unsubscribePath = new URL(t.get(UnsubscribeLinks).url(user.id)).pathname + new URL(t.get(UnsubscribeLinks).url(user.id)).search;
   const applications = t.get(ApplicationsService);
   const { application } = await applications.create(user.id, {
@@ -291,6 +306,11 @@ beforeAll(async () => {
     redirectUris: [LONG_REDIRECT, CALLBACK],
     scopes: ['openid', 'profile', 'email', 'api', 'read_api'],
     postLogoutRedirectUris: [LONG_LOGOUT],
+    description:
+      'Plans test flights for the flight research division: reads the events you registered for and checks you in on the day, so the hangar crew knows who is on board.',
+    clientUri: 'https://mission-planner.flight-research.langley.example.com/about/the-planner-and-its-privacy-policy',
+    // Not reachable from the test: the page must keep its layout with a logo that does not load.
+    logoUri: 'https://assets.flight-research.example.com/mission-planner/logo-256.png',
   });
   data.applicationId = application.id;
   data.clientId = application.clientId;

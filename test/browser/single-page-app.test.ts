@@ -1,7 +1,7 @@
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { ApplicationsService } from '../../src/oauth/applications.service.js';
+import { ApplicationsService } from '../../src/oauth/clients/applications.service.js';
 import { UsersService } from '../../src/users/users.service.js';
 import { freePort, startTestApp, TestApp } from '../support/test-app.js';
 import { launchChromium } from './chromium.js';

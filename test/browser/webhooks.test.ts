@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { DOMAIN_EVENT_TYPES } from '../../src/events/domain-events.js';
 import { OrganizersService } from '../../src/events/organizers.service.js';
-import { ApplicationsService } from '../../src/oauth/applications.service.js';
+import { ApplicationsService } from '../../src/oauth/clients/applications.service.js';
 import { UsersService } from '../../src/users/users.service.js';
 import { WebhookEndpointsService, type WebhookOwner } from '../../src/webhooks/webhook-endpoints.service.js';
 import { ROOT } from '../support/processes.js';

@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { adminQuery, serverUrl, withDatabase } from '../support/database.js';
 import { ROOT, ServerProcess, startServer as startCopy, waitForHttp } from '../support/processes.js';
 import { freePort } from '../support/test-app.js';
 import { ProjectCopy } from './project-copy.js';
@@ -42,7 +43,7 @@ async function apply(copy: ProjectCopy, step: Step): Promise<void> {
   }
   const file = step.file!;
   const text = step.action === 'append' ? '' : copy.read(file);
-  if (step.action === 'append') copy.write(file, copy.read(file) + step.code);
+  if (step.action === 'append') copy.write(file, (existsSync(join(copy.dir, file)) ? copy.read(file) : '') + step.code);
   else if (step.action === 'replace') copy.replace(file, step.anchor!, step.code.replace(/\n$/, ''));
   else {
     const { start, end } = lineWith(text, step.anchor!, file);
@@ -55,9 +56,9 @@ async function apply(copy: ProjectCopy, step: Step): Promise<void> {
   }
 }
 
-async function startServer(copy: ProjectCopy, dataDir: string): Promise<ServerProcess & { url: string }> {
+async function startServer(copy: ProjectCopy, database: Record<string, string>): Promise<ServerProcess & { url: string }> {
   const port = await freePort();
-  const server = startCopy({ DATABASE_URL: '', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' }, copy.dir);
+  const server = startCopy({ ...database, PORT: String(port), HOST: '127.0.0.1' }, copy.dir);
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/readyz`, server);
   return { ...server, url };
@@ -66,14 +67,27 @@ async function startServer(copy: ProjectCopy, dataDir: string): Promise<ServerPr
 describe('docs/extending.md, applied to a copy of the project', () => {
   const copy = new ProjectCopy();
   const dataDir = mkdtempSync(join(tmpdir(), 'agora-guide-data-'));
+  // The databases the copy serves from, each migrated from empty at start-up: an embedded one in dataDir
+  // always, and a new database on the PostgreSQL server DATABASE_URL names when it names one (one build,
+  // served on both: CI runs this tier once, with DATABASE_URL set).
+  const databaseName = `agora_guide_${process.pid}`;
+  const databases: Array<[string, Record<string, string>]> = [['the embedded database', { DATABASE_URL: '', DATA_DIR: dataDir }]];
+  if (serverUrl()) databases.push(['PostgreSQL', { DATABASE_URL: withDatabase(serverUrl()!, databaseName) }]);
   let server: (ServerProcess & { url: string }) | undefined;
+  const stopServer = async () => {
+    if (!server) return;
+    server.child.kill('SIGTERM');
+    await server.exited;
+    server = undefined;
+  };
+  beforeAll(async () => {
+    if (serverUrl()) await adminQuery(`CREATE DATABASE ${databaseName}`);
+  });
   afterAll(async () => {
-    if (server) {
-      server.child.kill('SIGTERM');
-      await server.exited;
-    }
+    await stopServer();
     copy.remove();
     rmSync(dataDir, { recursive: true, force: true });
+    if (serverUrl()) await adminQuery(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
   });
 
   const steps = guideSteps(readFileSync(join(ROOT, 'docs/extending.md'), 'utf8'));
@@ -81,22 +95,38 @@ describe('docs/extending.md, applied to a copy of the project', () => {
   it('has a walkthrough: a stored field, a migration, a mutation, a query with an argument, a field resolver', () => {
     expect(steps.length).toBeGreaterThanOrEqual(15);
     expect(steps.filter((s) => s.action === 'run').map((s) => s.code.trim())).toEqual(
-      expect.arrayContaining(['npm run -s migration:generate -- --name event-dress-code', 'npm run codegen', 'npm run typecheck']),
+      expect.arrayContaining([
+        'npm run -s migration:generate -- --name event-dress-code',
+        'npm run -s migration:generate -- --name notes',
+        'npm run codegen',
+        expect.stringMatching(/^npm run typecheck\n/),
+      ]),
     );
   });
 
-  it('applies every step, generates a migration and type-checks', async () => {
+  it('applies every step, generates migrations that run last and pass the lint, and type-checks', async () => {
     for (const step of steps) await apply(copy, step);
     const index = copy.read('src/database/migrations/index.ts');
-    expect(index).toMatch(/EventDressCode\d+/);
+    const list = /export const MIGRATIONS = \[([^\]]*)\]/.exec(index)![1]!.match(/\w+/g)!;
+    expect(list.slice(-2)).toEqual([expect.stringMatching(/^EventDressCode\d+$/), expect.stringMatching(/^Notes\d+$/)]);
+    const timestamps = list.map((name) => Number(/\d+$/.exec(name)![0]));
+    expect(timestamps).toEqual([...timestamps].sort((a, b) => a - b));
+    const [notes] = list.slice(-1);
+    const migration = copy.read(`src/database/migrations/${/\d+$/.exec(notes!)![0]}-notes.ts`);
+    expect(migration).toContain('DEFAULT gen_random_uuid()');
+    expect(migration).not.toContain('uuid_generate_v4');
   });
 
-  it('builds, starts, and serves the new field, mutation, query and field resolver', async () => {
+  it('builds', async () => {
     const build = await copy.run('npm', ['run', '-s', 'build']);
     expect(build.output).toBe('');
-    server = await startServer(copy, dataDir);
+  });
+
+  it.each(databases)('starts on %s, and serves the new field, mutation, query and field resolver', async (_name, database) => {
+    await stopServer();
+    server = await startServer(copy, database);
     const cli = async (...args: string[]) => {
-      const result = await copy.run('node', ['dist/src/cli/main.js', ...args], { DATABASE_URL: '', DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+      const result = await copy.run('node', ['dist/src/cli/main.js', ...args], { ...database, LOG_LEVEL: 'warn' });
       if (result.code !== 0) throw new Error(result.output);
       return JSON.parse(result.output) as Record<string, string>;
     };
@@ -168,5 +198,21 @@ describe('docs/extending.md, applied to a copy of the project', () => {
     expect(found.body).toEqual({ data: { eventsWithDressCode: [{ slug: 'guide-gala', dressCode: 'Black tie', ticketTypeCount: 1 }] } });
     const none = await gql(`{ eventsWithDressCode(dressCode: "Casual") { slug } }`, {}, false);
     expect(none.body).toEqual({ data: { eventsWithDressCode: [] } });
+
+    // The module of its own: a table with a generated uuid key, a mutation, a query, both behind a token.
+    const addNote = `mutation($input: AddNoteInput!) { addNote(input: $input) { note { id text } userErrors { field code } } }`;
+    const first = await gql(addNote, { input: { text: ' Bring the tickets ' } });
+    expect(first.body.data.addNote).toEqual({
+      note: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), text: 'Bring the tickets' },
+      userErrors: [],
+    });
+    await gql(addNote, { input: { text: 'Book the train' } });
+    expect((await gql(addNote, { input: { text: '  ' } })).body.data.addNote).toEqual({
+      note: null,
+      userErrors: [{ field: ['input', 'text'], code: 'INVALID_NOTE' }],
+    });
+    const notes = await gql(`{ viewerNotes { text } }`);
+    expect(notes.body).toEqual({ data: { viewerNotes: [{ text: 'Book the train' }, { text: 'Bring the tickets' }] } });
+    expect((await gql(`{ viewerNotes { text } }`, {}, false)).status).toBe(401);
   });
 });

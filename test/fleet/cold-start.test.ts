@@ -34,12 +34,12 @@ describe('three instances started at the same moment on an empty database', () =
     expect(applied.map((list) => list.length).sort()).toEqual([0, 0, MIGRATIONS.length]);
   });
 
-  it('created exactly one signing key, which every instance publishes', async () => {
-    const keys = await db.query<{ kid: string }>('SELECT kid FROM oauth_signing_keys');
-    expect(keys).toHaveLength(1);
+  it('created exactly one signing key per algorithm, which every instance publishes', async () => {
+    const keys = await db.query<{ kid: string; alg: string }>('SELECT kid, alg FROM oauth_signing_keys ORDER BY kid');
+    expect(keys.map((k) => k.alg).sort()).toEqual(['ES256', 'EdDSA', 'RS256']);
     for (const instance of fleet.instances) {
       const jwks = (await (await fetch(`${instance.url}/oauth/discovery/keys`)).json()) as { keys: { kid: string }[] };
-      expect(jwks.keys.map((k) => k.kid)).toEqual([keys[0]!.kid]);
+      expect(jwks.keys.map((k) => k.kid).sort()).toEqual(keys.map((k) => k.kid).sort());
     }
   });
 

@@ -1,6 +1,6 @@
 import { createPublicKey, JsonWebKey, verify } from 'node:crypto';
 import * as client from 'openid-client';
-import { SIGN_IN_LIMITS } from '../../src/sessions/sign-in-throttle.js';
+import { SIGN_IN_LIMITS } from '../../src/sessions/attempt-throttle.js';
 import { Browser, formFields, signIn } from '../support/browser.js';
 import { TEST_PASSWORD } from '../support/fixtures.js';
 import { graphql } from '../support/http.js';
@@ -149,7 +149,11 @@ describe('sign-in throttles across instances', () => {
 describe('signing-key rotation across instances', () => {
   it('publishes the new key on every instance at once, and an id_token from B verifies with the keys C publishes', async () => {
     const before = await jwksKids(a);
-    const { kid, retired } = (await cli(fleet.env, 'keys:rotate')) as { kid: string; retired: string };
+    const { rotated } = (await cli(fleet.env, 'keys:rotate', '--alg', 'RS256')) as {
+      rotated: { alg: string; kid: string; retired: string }[];
+    };
+    expect(rotated.map((r) => r.alg)).toEqual(['RS256']);
+    const { kid, retired } = rotated[0]!;
     expect(before).toContain(retired);
     for (const instance of fleet.instances) {
       const kids = await jwksKids(instance);

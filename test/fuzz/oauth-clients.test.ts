@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { createHash, randomBytes } from 'node:crypto';
-import { ApplicationsService } from '../../src/oauth/applications.service.js';
-import { AuthorizationCodesService } from '../../src/oauth/authorization-codes.service.js';
+import { ApplicationsService } from '../../src/oauth/clients/applications.service.js';
+import { AuthorizationCodesService } from '../../src/oauth/authorize/authorization-codes.service.js';
 import { createUser } from '../support/fixtures.js';
 import { REDIRECT_URI } from '../support/oauth.js';
 import { startTestApp, TestApp } from '../support/test-app.js';

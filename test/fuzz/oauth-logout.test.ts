@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import jwt from 'jsonwebtoken';
-import { ApplicationsService } from '../../src/oauth/applications.service.js';
-import { SigningKeysService } from '../../src/oauth/signing-keys.service.js';
+import { ApplicationsService } from '../../src/oauth/clients/applications.service.js';
+import { SigningKeysService } from '../../src/oauth/keys/signing-keys.service.js';
 import { Browser, formFields, signIn } from '../support/browser.js';
 import { createUser, TEST_PASSWORD } from '../support/fixtures.js';
 import { REDIRECT_URI } from '../support/oauth.js';

@@ -45,7 +45,8 @@ describe('SIGTERM with a mail in flight', () => {
     env = { ...db.env, SECRET_KEY: TEST_SECRET_KEY };
     owner = await person('mail-owner');
     people = [await person('mail-ann'), await person('mail-bob')];
-  }, 60_000);
+    // Six CLI processes, the first migrating a new embedded database: over a minute on a busy machine.
+  }, 180_000);
   afterAll(async () => {
     for (const server of servers) if (server.child.exitCode === null) server.child.kill('SIGKILL');
     await Promise.all(servers.map((s) => s.exited));

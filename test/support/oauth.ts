@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as client from 'openid-client';
-import { ApplicationsService } from '../../src/oauth/applications.service.js';
-import { AuthorizationCodesService } from '../../src/oauth/authorization-codes.service.js';
+import { ApplicationsService } from '../../src/oauth/clients/applications.service.js';
+import { AuthorizationCodesService } from '../../src/oauth/authorize/authorization-codes.service.js';
 import { TEST_PASSWORD, createUser } from './fixtures.js';
 import { Browser, formFields, signIn } from './browser.js';
 import type { TestApp } from './test-app.js';

@@ -16,7 +16,8 @@ export interface CliResult {
 /** Environment for a child process: this one's, minus database settings, plus `env`. */
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const { DATABASE_URL: _url, DATA_DIR: _dir, ...rest } = process.env;
-  return { ...rest, NODE_ENV: 'test', LOG_LEVEL: 'warn', ...TEST_RATE_LIMITS, ...env };
+  // Cheap password hashes (argon2id at its least cost): thousands of sign-ins a run (docs/configuration.md).
+  return { ...rest, NODE_ENV: 'test', PASSWORD_HASH_COST: 'test', LOG_LEVEL: 'warn', ...TEST_RATE_LIMITS, ...env };
 }
 
 /** Runs the built CLI (`npm run cli -- …` without the build step). */

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { Provider, Type } from '@nestjs/common';
+import type { DynamicModule, ForwardReference, Provider, Type } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { createServer } from 'node:net';
@@ -43,14 +43,31 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+// Ports handed out below the kernel's ephemeral range (32768–60999 on Linux), where no outgoing
+// connection takes one between the probe and the server's listen (port 0 picks from that range, and
+// did collide: EADDRINUSE in a test server's listen). Random, so parallel test processes rarely meet;
+// the probe checks, and this process never hands out one port twice.
+const PORT_RANGE = { low: 15_000, high: 32_700 };
+const handedOut = new Set<number>();
+
+/** A port free on 127.0.0.1 now, for a server whose address must be known before it listens. */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (let tries = 0; tries < 50; tries++) {
+    const port = PORT_RANGE.low + Math.floor(Math.random() * (PORT_RANGE.high - PORT_RANGE.low));
+    if (handedOut.has(port)) continue;
+    if (await canListen(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free port found in ${PORT_RANGE.low}–${PORT_RANGE.high}`);
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
@@ -63,8 +80,9 @@ export async function startTestApp(
   env: Record<string, string> = {},
   extra: {
     controllers?: Type[];
-    /** Providers added to the application (a test's job handlers). */
+    /** Providers added to the application (a test's job handlers), and the modules they need (`JobsModule`). */
     providers?: Provider[];
+    imports?: (Type | DynamicModule | ForwardReference)[];
     port?: number;
     databaseEnv?: Record<string, string>;
     /** false: skip the start-up check of the connections (to see what run time does with what it would refuse). */
@@ -76,6 +94,8 @@ export async function startTestApp(
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({
     NODE_ENV: 'test',
+    // Cheap password hashes (argon2id at its least cost): thousands of sign-ins a run (docs/configuration.md).
+    PASSWORD_HASH_COST: 'test',
     LOG_LEVEL: 'info',
     BASE_URL: url,
     SECRET_KEY: TEST_SECRET_KEY,
@@ -96,7 +116,7 @@ export async function startTestApp(
   const logger = createLogger(config, sink);
   const clock = new TestClock();
   const moduleRef = await Test.createTestingModule({
-    imports: [AppModule.forRoot(config, target)],
+    imports: [AppModule.forRoot(config, target), ...(extra.imports ?? [])],
     controllers: extra.controllers ?? [],
     providers: extra.providers ?? [],
   })

@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** OAuth refresh tokens, rotated on every use and revoked by family (src/oauth/refresh-token.entity.ts). */
+/** OAuth refresh tokens, rotated on every use and revoked by family (src/oauth/tokens/refresh-token.entity.ts). */
 export class RefreshTokens1796000000002 implements MigrationInterface {
   name = 'RefreshTokens1796000000002';
 

@@ -24,7 +24,16 @@ import { SignInMethodsAndOrganizerSecondFactor1796300000004 } from './1796300000
 import { KnownBrowsers1796300000005 } from './1796300000005-known-browsers.js';
 import { Webhooks1796400000000 } from './1796400000000-webhooks.js';
 import { WebhookDeliveryQueuedAt1796400000002 } from './1796400000002-webhook-delivery-queued-at.js';
+import { CountedAttempts1796400000003 } from './1796400000003-counted-attempts.js';
+import { SigningAlgorithmsAndJwtAccessTokens1796500000100 } from './1796500000100-signing-algorithms-and-jwt-access-tokens.js';
+import { ClientKeysAndSecrets1796500000300 } from './1796500000300-client-keys-and-secrets.js';
+import { ApplicationProfile1796500000500 } from './1796500000500-application-profile.js';
+import { ResourceServers1796600000100 } from './1796600000100-resource-servers.js';
 import { RegistrationCancelledBy1796200000001 } from './1796200000001-registration-cancelled-by.js';
+import { ServiceAccounts1796500000200 } from './1796500000200-service-accounts.js';
+import { BackchannelLogout1796500000400 } from './1796500000400-backchannel-logout.js';
+import { PairwiseSubjects1796500000401 } from './1796500000401-pairwise-subjects.js';
+import { OidcSessionOfGrants1796600000200 } from './1796600000200-oidc-session-of-grants.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
 export const MIGRATIONS = [
@@ -55,4 +64,13 @@ export const MIGRATIONS = [
   KnownBrowsers1796300000005,
   Webhooks1796400000000,
   WebhookDeliveryQueuedAt1796400000002,
+  CountedAttempts1796400000003,
+  SigningAlgorithmsAndJwtAccessTokens1796500000100,
+  ServiceAccounts1796500000200,
+  ClientKeysAndSecrets1796500000300,
+  BackchannelLogout1796500000400,
+  PairwiseSubjects1796500000401,
+  ApplicationProfile1796500000500,
+  ResourceServers1796600000100,
+  OidcSessionOfGrants1796600000200,
 ];

@@ -17,6 +17,8 @@ const EVERY_KIND: { [K in SecurityNoticeKind]: Extract<SecurityNotice, { kind: K
   'second-factor-reset': { kind: 'second-factor-reset' },
   'personal-token-created': { kind: 'personal-token-created', name: 'ci', scopes: ['api'] },
   'application-authorized': { kind: 'application-authorized', application: 'Scheduler', scopes: ['openid', 'unknown-scope'] },
+  'service-account-created': { kind: 'service-account-created', organizer: 'Rust Belt', name: 'Nightly sync', scopes: ['api'], by: 'ada' },
+  'service-account-deleted': { kind: 'service-account-deleted', organizer: 'Rust Belt', name: 'Nightly sync', by: 'ada' },
 };
 
 describe('renderSecurityMail', () => {

@@ -158,6 +158,37 @@ function describe(notice: SecurityNotice, t: SecurityTexts): Described {
         ifNot: words.ifNot,
       };
     }
+    case 'service-account-created': {
+      const words = t.messages['service-account-created'];
+      return {
+        subject: words.subject(notice.organizer),
+        heading: words.heading,
+        intro: words.intro(notice.organizer),
+        more: [],
+        details: [
+          { label: t.labels.organizer, value: notice.organizer },
+          { label: t.labels.serviceAccount, value: notice.name },
+          { label: t.labels.scopes, value: scopesLine(notice.scopes) },
+          { label: t.labels.by, value: `@${notice.by}` },
+        ],
+        ifNot: words.ifNot,
+      };
+    }
+    case 'service-account-deleted': {
+      const words = t.messages['service-account-deleted'];
+      return {
+        subject: words.subject(notice.organizer),
+        heading: words.heading,
+        intro: words.intro(notice.organizer),
+        more: [],
+        details: [
+          { label: t.labels.organizer, value: notice.organizer },
+          { label: t.labels.serviceAccount, value: notice.name },
+          { label: t.labels.by, value: `@${notice.by}` },
+        ],
+        ifNot: words.ifNot,
+      };
+    }
     case 'application-authorized': {
       const words = t.messages['application-authorized'];
       return {

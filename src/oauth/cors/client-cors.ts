@@ -3,17 +3,19 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { IsNull, Not, Repository } from 'typeorm';
 import { CredentialVerifier } from '../../auth/credential-verifier.js';
-import { ApplicationEntity } from '../application.entity.js';
+import { ApplicationEntity } from '../clients/application.entity.js';
 import { AllowedOrigins } from './allowed-origins.js';
 import { CORS_ROUTES } from './cors-routes.js';
 
-const ALLOWED_HEADERS = 'Authorization, Content-Type';
+// The MCP endpoint's own headers (Streamable HTTP) besides the API's: a browser-based MCP client sends them.
+const ALLOWED_HEADERS = 'Authorization, Content-Type, Mcp-Protocol-Version, Mcp-Session-Id';
 const EXPOSED_HEADERS =
-  'WWW-Authenticate, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Used, X-RateLimit-Reset, X-Request-Id';
+  'WWW-Authenticate, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Used, X-RateLimit-Reset, X-Request-Id, Mcp-Session-Id';
 const MAX_AGE_SECONDS = '600';
 
 /**
- * CORS for single-page apps (public clients) on CORS_ROUTES, for their registered origins only: the
+ * CORS on CORS_ROUTES. The public documents and registration answer every origin with `*`. The rest
+ * (tokens, userinfo, the API) answer single-page apps (public clients) for their registered origins only: the
  * origin of any redirect URI of a public application (AllowedOrigins) that someone vouched for. An
  * application registered in the dashboard is; one that registered itself (RFC 7591) only once an
  * operator claimed it or a user consented to it, so registering cannot add an origin by itself. An allowed origin gets
@@ -32,16 +34,17 @@ export class ClientCors {
   /** Called once by configureApp, after the security headers' hook. */
   attach(fastify: FastifyInstance): void {
     fastify.addHook('onRequest', async (request, reply) => {
-      const methods = CORS_ROUTES.get(pathOf(request.url));
-      if (!methods) return;
+      const route = CORS_ROUTES.get(pathOf(request.url));
+      if (!route) return;
+      const { methods } = route;
       void reply.header('vary', 'Origin');
       const origin = request.headers.origin;
       if (origin === undefined) return;
       const preflight = request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
       if (!preflight && !methods.includes(request.method)) return;
-      const allowed = await this.allows(origin);
-      if (preflight) return this.answerPreflight(reply, allowed ? origin : undefined, methods);
-      if (allowed) void reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', EXPOSED_HEADERS);
+      const allowed = route.audience === 'anyone' ? '*' : (await this.allows(origin)) ? origin : undefined;
+      if (preflight) return this.answerPreflight(reply, allowed, methods);
+      if (allowed) void reply.header('access-control-allow-origin', allowed).header('access-control-expose-headers', EXPOSED_HEADERS);
     });
   }
 

@@ -90,7 +90,9 @@ function checkAuthFailure(surface: string, request: string, answer: Answer): voi
     check(answer.text === UNAUTHORIZED, surface, 'a 401 must have the contract body', request, answer);
     // RFC 6750 §3, and where a client finds out how to get a token (RFC 9728 §5.1).
     check(
-      /^Bearer (error="invalid_token", )?resource_metadata="https?:\/\/[^"]+\/\.well-known\/oauth-protected-resource"$/.test(challenge),
+      /^Bearer (error="invalid_token", )?(scope="api offline_access", )?resource_metadata="https?:\/\/[^"]+\/\.well-known\/oauth-protected-resource(\/graphql)?"$/.test(
+        challenge,
+      ),
       surface,
       'a 401 must carry a Bearer challenge',
       request,
