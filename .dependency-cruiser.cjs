@@ -4,7 +4,7 @@
 //               oauth, events, notifications, mail, jobs, housekeeping, health, shutdown, metrics, telemetry, cluster, and the
 //               transports' infrastructure graphql and web (every folder of src/ that is neither foundation, edge nor
 //               application): use the foundation and each other's services and models, never each other's entities;
-//   edges       dashboard, legacy-api: pages and REST over the features' services;
+//   edges       dashboard, legacy-api, mcp: pages, REST and MCP over the features' services;
 //   application app.module, app.factory, main, cli: wire everything; nothing imports them.
 // Generated code (src/generated/: the GraphQL typings of `npm run codegen`) is apart from every feature.
 //
@@ -18,7 +18,7 @@
 // A cycle between folders is broken by moving the shared piece to the lower folder, or by a token or
 // interface the lower folder owns and the higher one provides (`PageSessions`, `ReturnOrigins.accept`).
 const FOUNDATION = '^src/(config|clock|errors|logging|database)/';
-const EDGES = '^src/(dashboard|legacy-api)/';
+const EDGES = '^src/(dashboard|legacy-api|mcp)/';
 const APPLICATION = '^src/(app\\.module|app\\.factory|main)\\.ts$|^src/cli/';
 
 module.exports = {

@@ -17,6 +17,7 @@ import { HealthModule } from './health/health.module.js';
 import { JobsModule } from './jobs/jobs.module.js';
 import { HousekeepingModule } from './housekeeping/housekeeping.module.js';
 import { LegacyApiModule } from './legacy-api/legacy-api.module.js';
+import { McpModule } from './mcp/mcp.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { NotificationsModule } from './notifications/notifications.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
@@ -69,6 +70,7 @@ export class AppModule {
         TwoFactorModule,
         PasskeysModule,
         GraphqlModule,
+        McpModule,
         HealthModule.forRoot(config),
         HousekeepingModule,
         ShutdownModule,

@@ -10,7 +10,7 @@
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 /** The endpoints that are resources of their own (paths under BASE_URL); anything else is BASE_URL's. */
-export const RESOURCE_PATHS: readonly string[] = ['/graphql'];
+export const RESOURCE_PATHS: readonly string[] = ['/graphql', '/mcp'];
 
 /**
  * What a client that has no token is told to ask for (RFC 6750 §3 `scope`, which MCP hosts use as
@@ -37,7 +37,7 @@ export function protectedResourceMetadataUrl(resource: string): string {
 
 /**
  * The resource a request (its path, without the query) was made to: `{BASE_URL}/graphql` for
- * /graphql, BASE_URL for every other address of the API (the REST API, UserInfo).
+ * /graphql, `{BASE_URL}/mcp` for the MCP endpoint, BASE_URL for every other address of the API (the REST API, UserInfo).
  */
 export function resourceOfRequest(baseUrl: string, path: string): string {
   const resourcePath = RESOURCE_PATHS.find((p) => path === p || path.startsWith(`${p}/`));

@@ -116,6 +116,19 @@ export class Metrics {
     LATENCY_BUCKETS,
     this.registry,
   );
+  private readonly mcpToolCalls = new Counter({
+    name: 'agora_mcp_tool_calls_total',
+    help: 'MCP tool calls answered, by tool and outcome (ok; refused: the tool answered an error such as not found or forbidden; failed: an unexpected error)',
+    labelNames: ['tool', 'outcome'],
+    registers: [this.registry],
+  });
+  private readonly mcpToolDuration = new Histogram({
+    name: 'agora_mcp_tool_call_duration_seconds',
+    help: 'Time an MCP tool call took, by tool',
+    labelNames: ['tool'],
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
   private readonly tokensIssued = new Counter({
     name: 'agora_oauth_tokens_issued_total',
     help: 'Access tokens issued by the OAuth token endpoint, by grant type',
@@ -291,6 +304,12 @@ export class Metrics {
     const series = this.graphqlOperationSeries(operation, type);
     (errored ? series.error : series.ok).value++;
     series.duration.observe(seconds);
+  }
+
+  /** One MCP tool call; `tool` is the name of a registered tool (a fixed set). */
+  mcpToolCall(tool: string, outcome: 'ok' | 'refused' | 'failed', seconds: number): void {
+    this.mcpToolCalls.labels(tool, outcome).inc();
+    this.mcpToolDuration.labels(tool).observe(seconds);
   }
 
   tokenIssued(grant: string): void {

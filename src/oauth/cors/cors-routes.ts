@@ -25,6 +25,7 @@ export const CORS_ROUTES: ReadonlyMap<string, CorsRoute> = new Map([
   ['/oauth/userinfo', clients('GET', 'POST')],
   ['/oauth/revoke', clients('POST')],
   ['/graphql', clients('POST')],
+  ['/mcp', clients('POST', 'GET', 'DELETE')],
   ['/.well-known/openid-configuration', anyone('GET')],
   ['/.well-known/oauth-authorization-server', anyone('GET')],
   [PROTECTED_RESOURCE_METADATA_PATH, anyone('GET')],
