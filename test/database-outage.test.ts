@@ -81,6 +81,26 @@ onServer('while the database cannot be reached', () => {
     expect(res.body).toEqual({ message: '503 Service Unavailable' });
   });
 
+  it('answers the MCP endpoint with 503, Retry-After and a JSON-RPC error, not a tool result', async () => {
+    const res = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'private-token': token,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'find_events', arguments: {} } }),
+    });
+    expect(res.status).toBe(503);
+    expect(retryAfter(res)).toBe('5');
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'The service is unavailable: try again shortly.' },
+      id: null,
+    });
+  });
+
   it('answers pages with a 503 page', async () => {
     for (const path of ['/account', `/oauth/authorize?client_id=${client.clientId}&response_type=code`]) {
       const res = await browser.get(path);

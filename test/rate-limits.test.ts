@@ -132,6 +132,31 @@ describe('API rate limits (in memory, one instance)', () => {
     expect(budgetOf(asTwo)).toMatchObject({ limit: 8, remaining: 7 });
   });
 
+  it('charges an MCP request 1 point of its user’s budget, and answers 429 as a JSON-RPC error', async () => {
+    const { token } = await createUserWithToken(t, ['api']);
+    const mcp = () =>
+      fetch(`${t.url}/mcp`, {
+        method: 'POST',
+        headers: { 'private-token': token, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    const remaining = [];
+    for (let i = 0; i < 8; i++) {
+      const res = await mcp();
+      expect(res.status).toBe(200);
+      remaining.push(budgetOf(res).remaining);
+    }
+    expect(remaining).toEqual([7, 6, 5, 4, 3, 2, 1, 0]);
+    const spent = await mcp();
+    expect(spent.status).toBe(429);
+    expect(Number(spent.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await spent.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: expect.stringMatching(/rate limit exceeded/) },
+      id: null,
+    });
+  });
+
   it('charges a GraphQL operation its query cost / 100, and does not count one it refuses', async () => {
     const { token, user } = await createUserWithToken(t, ['api']);
     const schema = t.get(GraphQLSchemaHost).schema;

@@ -1,7 +1,7 @@
-import { Catch } from '@nestjs/common';
+import { Catch, HttpException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthError, sendAuthError } from '../auth/auth.errors.js';
-import { clientErrorOf, isUnavailable, prepareUnavailable } from '../errors/generic-errors.js';
+import { clientErrorOf, isUnavailable, prepareUnavailable, statusMessage } from '../errors/generic-errors.js';
 import { UnstorableTextError } from '../errors/text-input.js';
 import { TransportExceptionFilter } from '../errors/transport-exception.filter.js';
 import { RateLimitError } from '../rate-limits/rate-limit.js';
@@ -15,6 +15,8 @@ export const JSON_RPC = {
   SERVER_ERROR: -32000,
 } as const;
 
+export const METHOD_NOT_ALLOWED = 'Method not allowed: this server keeps no session and offers no stream; send requests with POST.';
+
 /** A JSON-RPC error response for a request the server could not attribute to an id (`id: null`). */
 export function jsonRpcError(code: number, message: string): { jsonrpc: '2.0'; error: { code: number; message: string }; id: null } {
   return { jsonrpc: '2.0', error: { code, message }, id: null };
@@ -25,7 +27,7 @@ export function jsonRpcError(code: number, message: string): { jsonrpc: '2.0'; e
  * a usable token 401 and a token short of a tool's scope 403, each with the RFC 6750 challenge naming
  * `/mcp`'s protected resource metadata (RFC 9728), from which an MCP host discovers where to sign in; a
  * request over its rate limit 429 (`Retry-After`); a body that is not JSON 400; an unreachable database
- * 503 (`Retry-After`). Anything else as elsewhere (a method /mcp does not answer 405, a failure 500).
+ * 503 (`Retry-After`); a method other than POST 405 (`Allow: POST`). Anything else as elsewhere (a failure 500).
  * Errors of a tool itself are the tool's result (`isError`), not HTTP errors.
  */
 @Catch()
@@ -47,6 +49,13 @@ export class McpExceptionFilter extends TransportExceptionFilter {
     if (client) {
       const code = client.status === 400 ? JSON_RPC.PARSE_ERROR : JSON_RPC.INVALID_REQUEST;
       void reply.status(client.status).send(jsonRpcError(code, client.detail));
+      return true;
+    }
+    if (error instanceof HttpException) {
+      // The router's 404 for a method /mcp has no route for (PUT, PATCH): every method but POST is refused.
+      if (error.getStatus() === 404)
+        void reply.status(405).header('allow', 'POST').send(jsonRpcError(JSON_RPC.SERVER_ERROR, METHOD_NOT_ALLOWED));
+      else void reply.status(error.getStatus()).send(jsonRpcError(JSON_RPC.SERVER_ERROR, statusMessage(error.getStatus())));
       return true;
     }
     if (isUnavailable(error)) {

@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, Post, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimited } from '../rate-limits/rate-limited.decorator.js';
-import { JSON_RPC, jsonRpcError, mcpErrors } from './mcp-errors.js';
+import { JSON_RPC, jsonRpcError, mcpErrors, METHOD_NOT_ALLOWED } from './mcp-errors.js';
 import { McpEndpoint } from './mcp-endpoint.js';
 
 /**
@@ -37,13 +37,5 @@ export class McpController {
 }
 
 function notAllowed(reply: FastifyReply): void {
-  void reply
-    .status(405)
-    .header('allow', 'POST')
-    .send(
-      jsonRpcError(
-        JSON_RPC.SERVER_ERROR,
-        'Method not allowed: this server keeps no session and offers no stream; send requests with POST.',
-      ),
-    );
+  void reply.status(405).header('allow', 'POST').send(jsonRpcError(JSON_RPC.SERVER_ERROR, METHOD_NOT_ALLOWED));
 }

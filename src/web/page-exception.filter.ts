@@ -65,7 +65,7 @@ export function answerBeforePageHandler(error: unknown, request: FastifyRequest,
 }
 
 /** The addresses of the APIs: JSON for every client, browsers included. */
-const API_ADDRESS = /^\/(api|graphql|oauth|\.well-known)(\/|$)/;
+const API_ADDRESS = /^\/(api|graphql|mcp|oauth|\.well-known)(\/|$)/;
 
 /** Whether an address that is no route (or not yet known to be one) belongs to the APIs, which answer JSON. */
 export function isApiAddress(path: string): boolean {

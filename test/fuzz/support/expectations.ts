@@ -239,6 +239,47 @@ export function expectUserinfoAnswer(request: string, answer: Answer): void {
 }
 
 /** Any answer: not a 5xx (a HEAD, whose answer has no body to check). */
+const JSON_RPC_STATUSES = new Set([200, 202, 400, 401, 403, 404, 405, 406, 413, 415, 429]);
+
+function isJsonRpcResponse(value: unknown): boolean {
+  if (!isRecord(value) || value.jsonrpc !== '2.0' || !('id' in value)) return false;
+  if ('result' in value) return isRecord(value.result);
+  return isRecord(value.error) && typeof value.error.code === 'number' && typeof value.error.message === 'string';
+}
+
+/**
+ * The MCP endpoint (/mcp): JSON-RPC responses (one, or a list for a batch), 202 with no body for
+ * notifications only, or an HTTP error whose body is a JSON-RPC error (`id: null`); 401 and 403 with the
+ * challenge naming /mcp's metadata. A tool's own error is a result with `isError` and never a stack.
+ */
+export function expectMcpAnswer(request: string, answer: Answer): void {
+  const surface = 'MCP';
+  const body = answer.json;
+  const error = isRecord(body) && isRecord(body.error) ? body.error : undefined;
+  const result = isRecord(body) && isRecord(body.result) ? body.result : undefined;
+  count(surface, answer, error ? error.code : result?.isError ? 'isError' : 'result');
+  check(answer.status < 500, surface, 'a 5xx', request, answer);
+  expectHouseHeaders(surface, request, answer);
+  check(JSON_RPC_STATUSES.has(answer.status), surface, `status ${answer.status}`, request, answer);
+  if (answer.status === 202) return check(answer.text === '', surface, 'a 202 has no body', request, answer);
+  if (answer.status === 405) check(answer.headers.allow !== undefined, surface, 'a 405 needs Allow', request, answer);
+  if (answer.status === 401 || answer.status === 403) {
+    check(
+      /resource_metadata="https?:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/mcp"$/.test(answer.headers['www-authenticate'] ?? ''),
+      surface,
+      'a 401 or 403 must carry the challenge for /mcp',
+      request,
+      answer,
+    );
+  }
+  check(/^application\/json\b/.test(answer.headers['content-type'] ?? ''), surface, 'an answer must be JSON', request, answer);
+  const responses = Array.isArray(body) ? body : [body];
+  check(responses.length > 0 && responses.every(isJsonRpcResponse), surface, 'the body must be JSON-RPC responses', request, answer);
+  if (answer.status !== 200)
+    check(isRecord(body) && body.id === null && isRecord(body.error), surface, 'an HTTP error is a JSON-RPC error', request, answer);
+  check(!/\n\s+at [^\n]+:\d+:\d+/.test(answer.text), surface, 'no stack trace reaches the client', request, answer);
+}
+
 export function expectNoServerError(surface: string, request: string, answer: Answer): void {
   count(surface, answer, 'HEAD');
   check(answer.status < 500, surface, 'a 5xx', request, answer);
