@@ -327,6 +327,77 @@ describe('a token for a registered resource server (RFC 8707)', () => {
   });
 });
 
+describe('the device flow with resource indicators', () => {
+  const deviceToken = (app: RegisteredApp, deviceCode: string, resources: string[] = []) => {
+    const fields = new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+      device_code: deviceCode,
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+    });
+    for (const r of resources) fields.append('resource', r);
+    return tokenRequest(fields);
+  };
+
+  it('issues tokens for the resources the device named, shown on the consent screen; narrows and refuses beyond them', async () => {
+    const rs = await registerResourceServer('jwt');
+    const other = await registerResourceServer('jwt');
+    const { app, user } = await clientAndUser();
+    const start = new URLSearchParams({ client_id: app.clientId, client_secret: app.clientSecret, scope: 'openid api offline_access' });
+    start.append('resource', rs.identifier);
+    start.append('resource', `${t.url}/graphql`);
+    const started = await fetch(`${t.url}/oauth/device_authorization`, { method: 'POST', body: start });
+    expect(started.status).toBe(200);
+    const { device_code: deviceCode, user_code: userCode } = (await started.json()) as { device_code: string; user_code: string };
+
+    const browser = new Browser(t.url);
+    expect((await signIn(browser, user.username, TEST_PASSWORD)).status).toBe(303);
+    const form = await browser.get(`/oauth/device?user_code=${userCode}`);
+    const consent = await browser.post('/oauth/device', formFields(await form.text()));
+    const page = await consent.text();
+    // The user sees where the token goes, and who registered it, as on the authorization endpoint's page.
+    expect(page).toContain('The access will be used at:');
+    expect(page).toContain(rs.identifier);
+    await browser.submit('/oauth/device', { ...formFields(page), decision: 'approve' });
+
+    // Beyond what the device named: invalid_target, and the device code stays usable.
+    expect(await deviceToken(app, deviceCode, [other.identifier])).toMatchObject({ status: 400, body: { error: 'invalid_target' } });
+    const narrowed = await deviceToken(app, deviceCode, [rs.identifier]);
+    expect(narrowed.status).toBe(200);
+    const { payload } = await verifyJwt(narrowed.body.access_token as string, rs.identifier);
+    expect(payload.aud).toBe(rs.identifier);
+    await expectRefusedByApi(narrowed.body.access_token as string);
+
+    // Its refresh token keeps both resources: a refresh may ask for Agora's API alone.
+    const refreshed = await tokenRequest(
+      new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: narrowed.body.refresh_token as string,
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        resource: t.url,
+      }),
+    );
+    expect(refreshed.status).toBe(200);
+    expect((await graphql(t.url, VIEWER, { bearer: refreshed.body.access_token as string })).body.data).toEqual({
+      viewer: { id: expect.any(String) },
+    });
+  });
+
+  it('refuses an unknown resource at the device authorization endpoint with invalid_target', async () => {
+    const { app } = await clientAndUser();
+    const start = new URLSearchParams({
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      scope: 'api',
+      resource: 'https://unknown.example.com/api',
+    });
+    const res = await fetch(`${t.url}/oauth/device_authorization`, { method: 'POST', body: start });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'invalid_target' });
+  });
+});
+
 describe('an unknown resource at the authorization endpoint', () => {
   it('is sent back to the client’s redirect URI with invalid_target, state and iss', async () => {
     const { config } = await clientAndUser();

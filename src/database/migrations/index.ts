@@ -34,6 +34,7 @@ import { ServiceAccounts1796500000200 } from './1796500000200-service-accounts.j
 import { BackchannelLogout1796500000400 } from './1796500000400-backchannel-logout.js';
 import { PairwiseSubjects1796500000401 } from './1796500000401-pairwise-subjects.js';
 import { OidcSessionOfGrants1796600000200 } from './1796600000200-oidc-session-of-grants.js';
+import { DeviceAuthorizationResources1796700000100 } from './1796700000100-device-authorization-resources.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
 export const MIGRATIONS = [
@@ -73,4 +74,5 @@ export const MIGRATIONS = [
   ApplicationProfile1796500000500,
   ResourceServers1796600000100,
   OidcSessionOfGrants1796600000200,
+  DeviceAuthorizationResources1796700000100,
 ];

@@ -42,7 +42,7 @@ export function consentPage(options: { consent: ConsentView; user: { username: s
  * Where the access token will be used besides Agora (RFC 8707 resource servers): each one's name, its
  * identifier and who registered it, so the user knows who will receive the token.
  */
-function resourceServersSection(consent: ConsentView) {
+export function resourceServersSection(consent: Pick<ConsentView, 'resourceServers'>) {
   if (consent.resourceServers.length === 0) return null;
   return html`<p>The access will be used at:</p>
     <ul class="scopes resource-servers">

@@ -41,6 +41,10 @@ export class DeviceAuthorizationEntity {
   @Column({ type: 'text', array: true })
   scopes: string[];
 
+  /** The `resource` values the client named (RFC 8707): BASE_URL and resource servers' identifiers; empty, Agora's API. */
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  resources: string[];
+
   @Column({ type: 'text', default: 'pending' })
   status: DeviceAuthorizationStatus;
 

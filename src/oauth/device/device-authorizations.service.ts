@@ -16,7 +16,8 @@ import { DeviceAuthorizationEntity } from './device-authorization.entity.js';
 import { GrantsService } from '../consent/grants.service.js';
 import { formatUserCode, generateUserCode } from './user-code.js';
 import { showsUnverifiedNotice } from '../interaction/interaction-rules.js';
-import { type ApplicationProfile, applicationProfileOf } from '../authorize/consent.view.js';
+import { type ApplicationProfile, applicationProfileOf, type ConsentResourceServer } from '../authorize/consent.view.js';
+import { ResourceServersService } from '../resources/resource-servers.service.js';
 import { UsersService } from '../../users/users.service.js';
 
 /** The device authorization response (RFC 8628 §3.2). */
@@ -41,6 +42,8 @@ export type DeviceCodeLookup =
       /** What its owner says of it, as the consent page shows it. */
       profile: ApplicationProfile;
       scopes: string[];
+      /** The registered resource servers the tokens are for (RFC 8707), named for the user. */
+      resourceServers: ConsentResourceServer[];
       userCode: string;
     }
   | { found: 'expired' | 'decided' }
@@ -61,9 +64,14 @@ export class DeviceAuthorizationsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly grants: GrantsService,
     private readonly users: UsersService,
+    private readonly resourceServers: ResourceServersService,
   ) {}
 
-  async start(application: ApplicationEntity, params: TokenRequestParams): Promise<DeviceAuthorizationResponse> {
+  async start(
+    application: ApplicationEntity,
+    params: TokenRequestParams,
+    resources: readonly string[] = [],
+  ): Promise<DeviceAuthorizationResponse> {
     // A service account acts for its organizer, never for a person who would approve it.
     if (isServiceAccount(application))
       throw new OAuthError('unauthorized_client', 'A service account uses client_credentials, never a person’s approval');
@@ -79,6 +87,7 @@ export class DeviceAuthorizationsService {
           userCodeHash: hashSecret(userCode),
           applicationId: application.id,
           scopes,
+          resources: [...resources],
           status: 'pending',
           intervalSeconds: DEVICE_POLL_INTERVAL_SECONDS,
           createdAt: now,
@@ -110,12 +119,18 @@ export class DeviceAuthorizationsService {
     if (device.status !== 'pending') return { found: 'decided' };
     const { ownerId } = device.application;
     const owner = ownerId ? await this.users.findById(ownerId) : null;
+    // Where the tokens will be used besides Agora: deleted since, a resource server is no longer shown (nor will its token be issued).
+    const servers = await this.resourceServers.findByIdentifiers(device.resources.filter((r) => r !== this.config.baseUrl));
+    const serverOwners = new Map(
+      (await this.users.findManyByIds([...new Set(servers.map((s) => s.ownerId))])).map((u) => [u.id, u.name] as const),
+    );
     return {
       found: 'pending',
       applicationName: device.application.name,
       selfRegistered: showsUnverifiedNotice(device.application),
       profile: applicationProfileOf(device.application, owner && { name: owner.name, username: owner.username }),
       scopes: device.scopes,
+      resourceServers: servers.map((s) => ({ name: s.name, identifier: s.identifier, owner: serverOwners.get(s.ownerId) ?? null })),
       userCode: formatUserCode(userCode),
     };
   }

@@ -2,8 +2,8 @@ import { SCOPES, ScopeName } from '../../auth/scopes.js';
 import { html } from '../../web/html.js';
 import { page } from '../../web/layout.js';
 import { selfRegisteredNotice } from '../interaction/interaction.pages.js';
-import { applicationHeading } from '../authorize/authorize.pages.js';
-import type { ApplicationProfile } from '../authorize/consent.view.js';
+import { applicationHeading, resourceServersSection } from '../authorize/authorize.pages.js';
+import type { ApplicationProfile, ConsentResourceServer } from '../authorize/consent.view.js';
 
 type SignedInUser = { username: string; name: string };
 
@@ -74,6 +74,7 @@ export function deviceConsentPage(o: {
   selfRegistered: boolean;
   profile: ApplicationProfile;
   scopes: readonly string[];
+  resourceServers: readonly ConsentResourceServer[];
   userCode: string;
 }): string {
   return page({
@@ -94,6 +95,7 @@ export function deviceConsentPage(o: {
       <ul class="scopes">
         ${o.scopes.map((s) => html`<li>${SCOPES[s as ScopeName]}<code>${s}</code></li>`)}
       </ul>
+      ${resourceServersSection(o)}
       <form method="post" action="/oauth/device">
         <input type="hidden" name="_csrf" value="${o.csrfToken}" />
         <input type="hidden" name="user_code" value="${o.userCode}" />

@@ -28,6 +28,7 @@ const DEVICE_READ = [
   'id',
   'applicationId',
   'scopes',
+  'resources',
   'status',
   'userId',
   'authTime',
@@ -45,7 +46,7 @@ type Device = Pick<DeviceAuthorizationEntity, (typeof DEVICE_READ)[number]>;
 type ClaimsOrNull = { [K in keyof UserClaimsRow]: UserClaimsRow[K] | null };
 
 type Poll =
-  | { issued: { accessToken: IssuedGrant['accessToken']; device: Device; user: ClaimsOrNull } }
+  | { issued: { accessToken: IssuedGrant['accessToken']; device: Device; user: ClaimsOrNull; audience: string[] } }
   | { refused: OAuthError }
   | { replayed: string | null };
 
@@ -84,11 +85,9 @@ export class DeviceCodeGrant implements TokenGrant {
 
   async exchange(application: ApplicationEntity, params: TokenRequestParams, resources: readonly string[]): Promise<TokenResponse> {
     if (!params.device_code) throw new OAuthError('invalid_request', 'device_code is required');
-    // A device authorization names no resource: its tokens are for Agora's API (RFC 8707 §2.2).
-    const audience = narrowResources([], resources, this.config.baseUrl);
     if (!isWellFormedSecret(params.device_code, SecretPrefix.oauthDeviceCode))
       throw new OAuthError('invalid_grant', 'The device code is unknown');
-    const poll = await this.poll(application, hashSecret(params.device_code), audience);
+    const poll = await this.poll(application, hashSecret(params.device_code), resources);
     if ('refused' in poll) throw poll.refused;
     if ('replayed' in poll) {
       if (poll.replayed) {
@@ -97,7 +96,7 @@ export class DeviceCodeGrant implements TokenGrant {
       }
       throw new OAuthError('invalid_grant', 'The device code was already used; the tokens issued from it are revoked');
     }
-    const { accessToken, device, user } = poll.issued;
+    const { accessToken, device, user, audience } = poll.issued;
     return this.responses.build({
       application,
       accessToken,
@@ -110,6 +109,7 @@ export class DeviceCodeGrant implements TokenGrant {
       },
       scopes: device.scopes,
       audience,
+      authorizedResources: device.resources,
       authTime: device.authTime!,
       amr: toAmr(device.amr ?? ['pwd']),
       nonce: null,
@@ -117,7 +117,7 @@ export class DeviceCodeGrant implements TokenGrant {
     });
   }
 
-  private poll(application: ApplicationEntity, deviceCodeHash: string, audience: string[]): Promise<Poll> {
+  private poll(application: ApplicationEntity, deviceCodeHash: string, requested: readonly string[]): Promise<Poll> {
     const now = this.clock.now();
     return this.dataSource.transaction(async (manager): Promise<Poll> => {
       const [found] = (await manager.query(this.pollSql, [deviceCodeHash])) as ClaimsOrNull[];
@@ -129,6 +129,14 @@ export class DeviceCodeGrant implements TokenGrant {
       if (row.status === 'denied') return refuse('access_denied', 'The user denied the request');
       if (row.status === 'approved') {
         if (found.user_state !== 'active') return refuse('invalid_grant', 'The user is no longer active');
+        // RFC 8707 §2.2: the resources asked for now, within those of the authorization (none: Agora's API).
+        let audience: string[];
+        try {
+          audience = narrowResources(row.resources, requested, this.config.baseUrl);
+        } catch (err) {
+          if (err instanceof OAuthError) return { refused: err };
+          throw err;
+        }
         const issued = this.accessTokens.prepare(application.accessTokenFormat);
         await manager.getRepository(AccessTokenEntity).insert({
           id: issued.id,
@@ -141,7 +149,9 @@ export class DeviceCodeGrant implements TokenGrant {
           expiresAt: issued.expiresAt,
         });
         await manager.update(DeviceAuthorizationEntity, { id: row.id }, { consumedAt: now, accessTokenId: issued.id, lastPolledAt: now });
-        return { issued: { accessToken: { token: issued.token, id: issued.id, expiresIn: issued.expiresIn }, device: row, user: found } };
+        return {
+          issued: { accessToken: { token: issued.token, id: issued.id, expiresIn: issued.expiresIn }, device: row, user: found, audience },
+        };
       }
       const early = row.lastPolledAt !== null && now.getTime() - row.lastPolledAt.getTime() < row.intervalSeconds * 1000;
       const interval = early ? row.intervalSeconds + SLOW_DOWN_SECONDS : row.intervalSeconds;
