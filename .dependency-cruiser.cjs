@@ -5,7 +5,7 @@
 //               transports' infrastructure graphql and web (every folder of src/ that is neither foundation, edge nor
 //               application): use the foundation and each other's services and models, never each other's entities;
 //   edges       dashboard, legacy-api, mcp: pages, REST and MCP over the features' services;
-//   application app.module, app.factory, main, cli: wire everything; nothing imports them.
+//   application app.module, core-modules, app.factory, main, cli: wire everything; nothing imports them.
 // Generated code (src/generated/: the GraphQL typings of `npm run codegen`) is apart from every feature.
 //
 // Besides the file rules below, scripts/layers.mjs (which runs them) checks one rule on folders:
@@ -19,7 +19,7 @@
 // interface the lower folder owns and the higher one provides (`PageSessions`, `ReturnOrigins.accept`).
 const FOUNDATION = '^src/(config|clock|errors|logging|database)/';
 const EDGES = '^src/(dashboard|legacy-api|mcp)/';
-const APPLICATION = '^src/(app\\.module|app\\.factory|main)\\.ts$|^src/cli/';
+const APPLICATION = '^src/(app\\.module|core-modules|app\\.factory|main)\\.ts$|^src/cli/';
 
 module.exports = {
   forbidden: [

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { coreModules } from '../app.module.js';
+import { coreModules } from '../core-modules.js';
 import { AppConfig, loadConfig } from '../config/config.schema.js';
 import { projectRoot } from '../config/project-root.js';
 import { resolveSecretKey } from '../config/secret-key.js';
