@@ -315,7 +315,10 @@ beforeAll(async () => {
   data.applicationId = application.id;
   data.clientId = application.clientId;
   const planner = (await applications.findByClientId(application.clientId))!;
-  const device = await t.get(DeviceAuthorizationsService).start(planner, { scope: 'openid profile email api read_api' });
+  // For the Mission Planner and the schedule service: the device consent screen lists where the access will be used.
+  const device = await t
+    .get(DeviceAuthorizationsService)
+    .start(planner, { scope: 'openid profile email api read_api' }, [t.config.baseUrl, resourceServer.identifier]);
   data.userCode = device.user_code;
   const { application: approved } = await applications.create(user.id, {
     name: 'Orbit Tracker Community Edition',
