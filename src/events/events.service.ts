@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
+import { isUuid } from '../database/uuid.js';
 import { DataSource } from 'typeorm';
 import { Clock } from '../clock/clock.js';
 import { Assignments } from '../database/assignments.js';
@@ -311,6 +312,11 @@ export class EventsService {
     const event = rows[0] ? events.map(rows[0]) : null;
     if (event) reader.events.prime(event.id, event);
     return event && EventsPolicy.canView(event, await reader.role(event.organizerId)) ? event : null;
+  }
+
+  /** The event an id (a uuid, any case) or a slug names, if the caller may see it: what the REST API and the MCP tools take. */
+  findVisibleByIdOrSlug(reader: EventsReader, idOrSlug: string): Promise<Event | null> {
+    return isUuid(idOrSlug) ? this.findVisible(reader, idOrSlug.toLowerCase()) : this.findVisibleBySlug(reader, idOrSlug);
   }
 
   /** The event the caller may manage; not found when they may not even see it. */

@@ -22,9 +22,7 @@ export abstract class LegacyController {
 
   /** An event by id or slug, if the caller may see it; 404 otherwise. */
   protected async event(reader: EventsReader, idOrSlug: string): Promise<Event> {
-    const event = isUuid(idOrSlug)
-      ? await this.eventsService.findVisible(reader, idOrSlug.toLowerCase())
-      : await this.eventsService.findVisibleBySlug(reader, idOrSlug);
+    const event = await this.eventsService.findVisibleByIdOrSlug(reader, idOrSlug);
     if (!event) throw EventError.notFound('Event');
     return event;
   }

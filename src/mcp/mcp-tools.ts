@@ -69,9 +69,7 @@ const paging = {
 
 /** An event by id or slug, if the caller may see it (drafts and private events only for their organizer's team). */
 async function visibleEvent(context: ToolContext, ref: string): Promise<Event> {
-  const event = isUuid(ref)
-    ? await context.events.findVisible(context.reader, ref.toLowerCase())
-    : await context.events.findVisibleBySlug(context.reader, ref);
+  const event = await context.events.findVisibleByIdOrSlug(context.reader, ref);
   if (!event) throw EventError.notFound('Event', 'event');
   return event;
 }
