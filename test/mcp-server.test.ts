@@ -1,14 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import * as oauth from 'oauth4webapi';
 import { Metrics } from '../src/metrics/metrics.js';
 import type { User } from '../src/users/user.model.js';
 import { createUserWithToken } from './support/fixtures.js';
 import { uniqueSlug } from './support/events.js';
 import { graphql, rest } from './support/http.js';
-import { approveInBrowser } from './support/oauth.js';
+import { McpHostOAuthProvider } from './support/mcp-host.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
 const DAY = 86_400_000;
@@ -59,54 +58,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/**
- * An MCP host's OAuth side, as the SDK has hosts implement it: it keeps the registration, the tokens
- * and the PKCE verifier, and sends the user to the browser, here sign-in and consent driven through the
- * pages by a browser-like client; the redirect to the host's loopback address is kept for the test.
- */
-class HostOAuthProvider implements OAuthClientProvider {
-  client?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier?: string;
-  authorizations: URL[] = [];
-  callback?: URL;
-  readonly redirectUrl = `http://127.0.0.1:${49152 + Math.floor(Math.random() * 16000)}/callback`;
-
-  constructor(private readonly user: User) {}
-
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'MCP host under test',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.client = information;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier!;
-  }
-  async redirectToAuthorization(url: URL) {
-    this.authorizations.push(url);
-    this.callback = new URL(await approveInBrowser(t, url, this.user));
-  }
-}
-
 /** Every request an MCP client sends, as `METHOD /path`. */
 function recordingFetch(requests: string[]) {
   return (input: string | URL | Request, init?: RequestInit) => {
@@ -129,7 +80,10 @@ type ToolResult = { isError?: boolean; structuredContent?: any; content: { type:
 describe('the MCP server at /mcp, driven by an MCP host (@modelcontextprotocol/sdk) given only its URL', () => {
   it('answers 401, and the host discovers, registers, signs the user in, lists tools, calls them and refreshes', async () => {
     const requests: string[] = [];
-    const provider = new HostOAuthProvider(attendee.user);
+    const provider = new McpHostOAuthProvider(t, attendee.user, {
+      clientName: 'MCP host under test',
+      grantTypes: ['authorization_code', 'refresh_token'],
+    });
     const serverUrl = new URL(`${t.url}/mcp`);
     const fetchFn = recordingFetch(requests);
 

@@ -1,10 +1,8 @@
-import { auth, extractWWWAuthenticateParams, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ApplicationsService } from '../src/oauth/clients/applications.service.js';
-import type { User } from '../src/users/user.model.js';
 import { createUser } from './support/fixtures.js';
 import { graphql } from './support/http.js';
-import { approveInBrowser } from './support/oauth.js';
+import { McpHostOAuthProvider } from './support/mcp-host.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
 let t: TestApp;
@@ -12,58 +10,6 @@ beforeAll(async () => {
   t = await startTestApp({ OAUTH_DYNAMIC_REGISTRATION: 'true' });
 });
 afterAll(() => t.close());
-
-/**
- * What an MCP client application keeps (client information, tokens, the PKCE verifier) and how it
- * sends the user to the authorization server: here, sign-in and consent driven in a browser-like
- * client, whose final redirect (to the loopback address nobody listens on) is kept for the test.
- */
-class TestOAuthClientProvider implements OAuthClientProvider {
-  client?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier?: string;
-  authorizationUrl?: URL;
-  callback?: URL;
-
-  constructor(
-    private readonly user: User,
-    /** A native client's loopback redirect (RFC 8252): the port is its own choice. */
-    readonly redirectUrl = `http://127.0.0.1:${49152 + Math.floor(Math.random() * 16000)}/callback`,
-  ) {}
-
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'MCP test client',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.client = information;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier!;
-  }
-  async redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-    this.callback = new URL(await approveInBrowser(t, url, this.user));
-  }
-}
 
 describe('an MCP client (@modelcontextprotocol/sdk)', () => {
   it('discovers Agora from a 401, registers itself, signs the user in with PKCE and calls the API', async () => {
@@ -90,7 +36,7 @@ describe('an MCP client (@modelcontextprotocol/sdk)', () => {
     expect(resourceMetadataUrl?.href).toBe(`${t.url}/.well-known/oauth-protected-resource/graphql`);
     expect(scope).toBe('api offline_access');
 
-    const provider = new TestOAuthClientProvider(user);
+    const provider = new McpHostOAuthProvider(t, user, { clientName: 'MCP test client', grantTypes: ['authorization_code'] });
     expect(await auth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn })).toBe('REDIRECT');
     // RFC 9728, then RFC 8414, then RFC 7591.
     expect(requests).toEqual([
@@ -106,8 +52,9 @@ describe('an MCP client (@modelcontextprotocol/sdk)', () => {
     expect(application).toMatchObject({ ownerId: null, clientType: 'public', name: 'MCP test client' });
 
     // The authorization request: PKCE S256 and the resource indicator (RFC 8707) the metadata named.
-    const params = provider.authorizationUrl!.searchParams;
-    expect(provider.authorizationUrl!.origin + provider.authorizationUrl!.pathname).toBe(`${t.url}/oauth/authorize`);
+    const authorizationUrl = provider.authorizations[0]!;
+    const params = authorizationUrl.searchParams;
+    expect(authorizationUrl.origin + authorizationUrl.pathname).toBe(`${t.url}/oauth/authorize`);
     expect(params.get('code_challenge_method')).toBe('S256');
     expect(params.get('resource')).toBe(`${t.url}/graphql`);
     expect(params.get('scope')).toBe('api offline_access');
