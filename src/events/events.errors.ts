@@ -1,4 +1,5 @@
 import { DomainError, DomainErrorKind } from '../errors/domain-error.js';
+import { isUuid } from '../database/uuid.js';
 
 const KIND = {
   // The input is malformed: shown beside the field.
@@ -96,4 +97,13 @@ export class EventError extends DomainError {
         'set up an authenticator app or a passkey on your account’s security page (/account/security) to act for it again.',
     );
   }
+}
+
+/**
+ * An id given by a client (a path segment, a tool argument) that must be a uuid: anything else names
+ * nothing, so it is not found, as an unknown uuid is; the uuid lower-cased otherwise.
+ */
+export function uuidOrNotFound(value: string, what: 'TicketType' | 'Registration' | 'Attendee', field?: string): string {
+  if (!isUuid(value)) throw EventError.notFound(what, field);
+  return value.toLowerCase();
 }

@@ -3,8 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { Clock } from '../clock/clock.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
-import { isUuid } from '../database/uuid.js';
-import { EventError } from '../events/events.errors.js';
+import { EventError, uuidOrNotFound } from '../events/events.errors.js';
 import type { Event } from '../events/events.model.js';
 import { EventsReader, EventsReaderFactory } from '../events/events.reader.js';
 import { EventsService } from '../events/events.service.js';
@@ -29,7 +28,6 @@ export abstract class LegacyController {
 
   /** A path id that must be a uuid; anything else cannot exist. */
   protected uuid(value: string, what: 'TicketType' | 'Registration' | 'Attendee'): string {
-    if (!isUuid(value)) throw EventError.notFound(what);
-    return value.toLowerCase();
+    return uuidOrNotFound(value, what);
   }
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { personOf, Principal } from '../auth/principal.js';
-import { isUuid } from '../database/uuid.js';
-import { EventError } from '../events/events.errors.js';
+import { EventError, uuidOrNotFound } from '../events/events.errors.js';
 import type { Event } from '../events/events.model.js';
 import type { EventsReader } from '../events/events.reader.js';
 import type { EventsService } from '../events/events.service.js';
@@ -72,11 +71,6 @@ async function visibleEvent(context: ToolContext, ref: string): Promise<Event> {
   const event = await context.events.findVisibleByIdOrSlug(context.reader, ref);
   if (!event) throw EventError.notFound('Event', 'event');
   return event;
-}
-
-function uuidOf(value: string, what: 'Registration' | 'Attendee' | 'TicketType', field: string): string {
-  if (!isUuid(value)) throw EventError.notFound(what, field);
-  return value.toLowerCase();
 }
 
 function paged<T>(result: { total: number; page: number; perPage: number }, items: Record<string, T>) {
@@ -194,7 +188,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
       const event = await visibleEvent(context, args.event as string);
       const registration = await context.registrations.register(context.reader, {
         eventId: event.id,
-        ticketTypeId: uuidOf(args.ticket_type_id as string, 'TicketType', 'ticket_type_id'),
+        ticketTypeId: uuidOrNotFound(args.ticket_type_id as string, 'TicketType', 'ticket_type_id'),
         attendees: args.attendees as { name: string; email: string }[],
       });
       return { registration: await registrationJson(registration, context.reader) };
@@ -212,7 +206,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     async run(context, args) {
       const registration = await context.registrations.cancel(
         context.reader,
-        uuidOf(args.registration_id as string, 'Registration', 'registration_id'),
+        uuidOrNotFound(args.registration_id as string, 'Registration', 'registration_id'),
       );
       return { registration: await registrationJson(registration, context.reader) };
     },
@@ -263,7 +257,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
       const event = args.event === undefined ? undefined : await visibleEvent(context, args.event as string);
       const checkIn = await context.registrations.checkIn(context.reader, {
         code: code ?? null,
-        attendeeId: attendeeId === undefined ? null : uuidOf(attendeeId, 'Attendee', 'attendee_id'),
+        attendeeId: attendeeId === undefined ? null : uuidOrNotFound(attendeeId, 'Attendee', 'attendee_id'),
         eventId: event?.id ?? null,
       });
       return { check_in: checkInJson(checkIn) };
