@@ -8,6 +8,7 @@ import { Browser, formFields, signIn } from './support/browser.js';
 import { eventually } from './support/eventually.js';
 import { createUser, createUserWithToken, TEST_PASSWORD } from './support/fixtures.js';
 import { graphql, rest } from './support/http.js';
+import { queuesSettled } from './support/job-queue.js';
 import { startSmtpServer, type TestSmtpServer } from './support/smtp-server.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -41,7 +42,7 @@ async function signedIn(login: string, password = TEST_PASSWORD): Promise<Browse
 /** The verification links mailed to `email` but these, once at least one came and the queue went quiet. */
 async function laterLinks(email: string, seen: string[]): Promise<string[]> {
   await mailedLink(smtp, email, '/verify-email', seen.length + 1);
-  await new Promise((resolve) => setTimeout(resolve, 2000));
+  await queuesSettled(db(), ['account-mail']);
   return linksIn(smtp, email, '/verify-email').filter((link) => !seen.includes(link));
 }
 
@@ -373,7 +374,7 @@ describe('password reset', () => {
     // Another spelling of the address is the same account: answered as usual, but no further mail.
     expect((await browser.post('/forgot-password', { ...form, email: ` ${user.email.toUpperCase()}` })).status).toBe(429);
     await mailedLink(smtp, user.email, '/reset-password');
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await queuesSettled(db(), ['account-mail']);
     const [{ links }] = (await db().query(
       `SELECT count(*)::int AS links FROM account_links WHERE user_id = $1 AND purpose = 'reset-password'`,
       [user.id],

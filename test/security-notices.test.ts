@@ -9,6 +9,7 @@ import { approveInBrowser, authorizationRequest, discover, newUserAndApp } from 
 import { startSmtpServer, type TestSmtpServer } from './support/smtp-server.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 import { eventually } from './support/eventually.js';
+import { queuesSettled } from './support/job-queue.js';
 
 // What a user hears about their account's security, end to end: the change, the job, the mail in a real SMTP server.
 
@@ -43,17 +44,7 @@ function mailTo(address: string, subject: RegExp): Promise<ParsedMail> {
 }
 
 /** Lets every job queued by now run (the queue polls each second), so that "nothing arrived" means nothing was sent. */
-async function settle(): Promise<void> {
-  await eventually(async () => {
-    const [{ waiting }] = (await t
-      .get(DataSource)
-      .query(
-        `SELECT count(*)::int AS waiting FROM pgboss.job WHERE name = 'security-notices' AND state IN ('created', 'retry', 'active')`,
-      )) as [{ waiting: number }];
-    if (waiting > 0) throw new Error(`${waiting} security notices still queued`);
-  });
-  await new Promise((resolve) => setTimeout(resolve, 300));
-}
+const settle = () => queuesSettled(t.get(DataSource), ['security-notices']);
 
 /** What every security notice is: essential (no unsubscribe), automatic, both parts, links to act on, nothing remote. */
 function expectSecurityMail(mail: ParsedMail): void {
