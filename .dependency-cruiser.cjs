@@ -15,6 +15,9 @@
 //       (src/database/entities.ts) and generated code's, which sits between the features by nature
 //       (resolvers import it; it imports their parent types); its own file circles are
 //       generated-code-in-no-circle.
+//   no-circular-between-sub-folders  inside a folder with sub-folders (src/oauth/token/, src/oauth/clients/,
+//       …), each sub-folder counted as one and each file at the folder's top (its module, its errors, its
+//       capabilities) as itself: no cycle between them either.
 // A cycle between folders is broken by moving the shared piece to the lower folder, or by a token or
 // interface the lower folder owns and the higher one provides (`PageSessions`, `ReturnOrigins.accept`).
 const FOUNDATION = '^src/(config|clock|errors|logging|database)/';

@@ -8,7 +8,7 @@ import { ApplicationsService } from '../clients/applications.service.js';
 import { matchesRegisteredRedirectUri } from '../clients/application-validation.js';
 import { AuthorizationPageError, OAuthError } from '../oauth.errors.js';
 import { PkceService } from '../pkce.service.js';
-import { PROMPTS } from '../discovery/server-metadata.js';
+import { PROMPTS } from '../capabilities.js';
 import { ResourceIndicators } from '../resources/resource-indicators.js';
 import type { ResourceServer } from '../resources/resource-server.model.js';
 

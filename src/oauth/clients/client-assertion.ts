@@ -8,7 +8,7 @@ import type { AppConfig } from '../../config/config.schema.js';
 import { purgeInBatches } from '../../database/batched-purge.js';
 import { EntityTable } from '../../database/entity-table.js';
 import { PreparedStatements, Statement } from '../../database/prepared-statements.js';
-import { SUPPORTED } from '../discovery/server-metadata.js';
+import { SUPPORTED } from '../capabilities.js';
 import { OAuthError } from '../oauth.errors.js';
 import type { ApplicationEntity } from './application.entity.js';
 import { ClientAssertionEntity } from './client-assertion.entity.js';

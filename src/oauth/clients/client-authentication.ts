@@ -5,9 +5,8 @@ import type { AppConfig } from '../../config/config.schema.js';
 import { ApplicationEntity } from './application.entity.js';
 import { ApplicationsService } from './applications.service.js';
 import { ClientAssertionVerifier } from './client-assertion.js';
-import { SUPPORTED } from '../discovery/server-metadata.js';
+import { SUPPORTED } from '../capabilities.js';
 import { OAuthError } from '../oauth.errors.js';
-import { INTROSPECTION_ID_PREFIX } from '../resources/resource-server.model.js';
 import { addressKey, RateLimits } from '../../rate-limits/rate-limits.service.js';
 import { formDecodedHeaderText, utf8Text } from '../../errors/header-text.js';
 import { UnstorableTextError } from '../../errors/text-input.js';
@@ -26,6 +25,12 @@ export function clientBudget(application: ApplicationEntity, ip: string): { budg
 }
 
 export type TokenRequestParams = Record<string, string>;
+
+/**
+ * The prefix of every resource server's introspection id (`resources/`): no client id (hex) starts with it,
+ * so client authentication refuses such a credential at once.
+ */
+export const INTROSPECTION_ID_PREFIX = 'rs_';
 
 /** Parameters that may be given more than once (RFC 8707 §2: `resource`); `readResources` reads all their values. */
 const REPEATABLE = new Set(['resource']);

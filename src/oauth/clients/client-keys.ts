@@ -5,7 +5,7 @@ import { APP_CONFIG } from '../../config/config.module.js';
 import type { AppConfig } from '../../config/config.schema.js';
 import { getDocument, urlProblem } from '../../outbound/outbound.js';
 import { OAuthError } from '../oauth.errors.js';
-import { SUPPORTED } from '../discovery/server-metadata.js';
+import { SUPPORTED } from '../capabilities.js';
 import type { ApplicationEntity, ClientAuthMethod, ClientType, PublicKeySet } from './application.entity.js';
 import { ApplicationError } from './applications.errors.js';
 

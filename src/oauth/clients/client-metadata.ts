@@ -3,7 +3,7 @@ import { ACCESS_TOKEN_FORMATS, type ClientType } from './application.entity.js';
 import { DEFAULT_SIGNING_ALG, SIGNING_ALGS } from '../keys/signing-algorithms.js';
 import type { ApplicationInput } from './applications.service.js';
 import { OAuthError } from '../oauth.errors.js';
-import { SUPPORTED } from '../discovery/server-metadata.js';
+import { SUPPORTED } from '../capabilities.js';
 import { ASSERTION_SIGNING_ALGS } from './client-keys.js';
 
 /** The client authentication methods a registration may ask for, and the client type each makes. */

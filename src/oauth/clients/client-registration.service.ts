@@ -9,7 +9,7 @@ import { ApplicationsService, NEVER_USED } from './applications.service.js';
 import type { Application } from './application.model.js';
 import { readClientMetadata } from './client-metadata.js';
 import { OAuthError } from '../oauth.errors.js';
-import { SUPPORTED } from '../discovery/server-metadata.js';
+import { SUPPORTED } from '../capabilities.js';
 
 /** Held while a registration counts the unclaimed applications and inserts its own (docs/operations.md, the locks). */
 const REGISTRATION_LOCK = 727274003;

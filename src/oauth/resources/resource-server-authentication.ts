@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimits } from '../../rate-limits/rate-limits.service.js';
-import { basicCredentials, type TokenRequestParams } from '../clients/client-authentication.js';
+import { basicCredentials, INTROSPECTION_ID_PREFIX, type TokenRequestParams } from '../clients/client-authentication.js';
 import { OAuthError } from '../oauth.errors.js';
-import { INTROSPECTION_ID_PREFIX, type ResourceServer } from './resource-server.model.js';
+import type { ResourceServer } from './resource-server.model.js';
 import { ResourceServersService } from './resource-servers.service.js';
 
 /**

@@ -26,6 +26,3 @@ export function toResourceServer(entity: ResourceServer): ResourceServer {
     createdAt: entity.createdAt,
   };
 }
-
-/** The prefix of every resource server's introspection id: no client id (hex) starts with it. */
-export const INTROSPECTION_ID_PREFIX = 'rs_';

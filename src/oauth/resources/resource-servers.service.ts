@@ -9,7 +9,8 @@ import type { AppConfig } from '../../config/config.schema.js';
 import { violatedUniqueConstraint } from '../../database/postgres-errors.js';
 import { isUuid } from '../../database/uuid.js';
 import { ResourceServerEntity } from './resource-server.entity.js';
-import { INTROSPECTION_ID_PREFIX, ResourceServer, toResourceServer } from './resource-server.model.js';
+import { ResourceServer, toResourceServer } from './resource-server.model.js';
+import { INTROSPECTION_ID_PREFIX } from '../clients/client-authentication.js';
 import { type ResourceServerInput, validateResourceServerInput } from './resource-server-validation.js';
 import { ResourceServerError } from './resource-servers.errors.js';
 

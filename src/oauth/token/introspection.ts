@@ -4,7 +4,7 @@ import type { AppConfig } from '../../config/config.schema.js';
 import type { ApplicationEntity } from '../clients/application.entity.js';
 import type { TokenRequestParams } from '../clients/client-authentication.js';
 import { OAuthError } from '../oauth.errors.js';
-import { AccessTokensService } from '../tokens/access-tokens.service.js';
+import { AccessTokensService, type ActiveToken } from '../tokens/access-tokens.service.js';
 import { JWT_PREFIX } from '../tokens/jwt-access-tokens.js';
 import { RefreshTokensService } from '../tokens/refresh-tokens.service.js';
 import { Subjects } from '../subjects/subjects.js';
@@ -44,20 +44,13 @@ export class Introspection {
   async introspect(application: ApplicationEntity, params: TokenRequestParams): Promise<Record<string, unknown>> {
     if (!params.token) throw new OAuthError('invalid_request', 'token is required');
     const refresh = await this.refreshTokens.findActive(params.token, application.id);
-    if (refresh) return this.describe(application, { tokenType: 'refresh_token', ...refresh });
+    // Not to a pairwise client: a username is the same for every client, which pairwise subjects exist to prevent.
+    const disclose = { username: application.subjectType !== 'pairwise' };
+    if (refresh) return this.describe(application, { tokenType: 'refresh_token', ...refresh }, disclose);
     const active = await this.accessTokens.findActive(params.token);
     // A client learns only about its own tokens.
     if (!active || active.principal.credential.clientId !== application.clientId) return { active: false };
-    const { principal } = active;
-    return this.describe(application, {
-      tokenType: 'Bearer',
-      clientId: application.clientId,
-      scopes: principal.scopes,
-      user: principal.user,
-      issuedAt: active.issuedAt,
-      expiresAt: active.expiresAt,
-      audience: this.audienceOf(active.audience, params.token.startsWith(JWT_PREFIX)),
-    });
+    return this.describe(application, this.accessTokenFacts(application, active, params.token.startsWith(JWT_PREFIX)), disclose);
   }
 
   /**
@@ -72,17 +65,21 @@ export class Introspection {
     const clientId = active.principal.credential.clientId;
     const application = clientId === undefined ? null : await this.applications.findClient(clientId);
     if (!application) return { active: false };
+    // A resource server learns the subject its client sees, never the username; `aud` as its JWT would carry it.
+    return this.describe(application, this.accessTokenFacts(application, active, true), { username: false });
+  }
+
+  /** What introspection says of a live access token of `application`'s. */
+  private accessTokenFacts(application: ApplicationEntity, active: ActiveToken, jwt: boolean): ActiveTokenFacts {
     const { principal } = active;
     return {
-      active: true,
-      scope: [...principal.scopes].join(' '),
-      client_id: application.clientId,
-      token_type: 'Bearer',
-      exp: Math.floor(active.expiresAt.getTime() / 1000),
-      iat: Math.floor(active.issuedAt.getTime() / 1000),
-      sub: principal.user ? this.subjects.of(application, principal.user.id) : application.clientId,
-      aud: this.audienceOf(active.audience, true),
-      iss: this.config.baseUrl,
+      tokenType: 'Bearer',
+      clientId: application.clientId,
+      scopes: principal.scopes,
+      user: principal.user,
+      issuedAt: active.issuedAt,
+      expiresAt: active.expiresAt,
+      audience: this.audienceOf(active.audience, jwt),
     };
   }
 
@@ -93,14 +90,16 @@ export class Introspection {
     return audience.length === 1 ? audience[0]! : [...audience];
   }
 
-  /** The response for a live token (RFC 7662 §2.2), the same for both kinds. */
-  private describe(application: ApplicationEntity, token: ActiveTokenFacts): Record<string, unknown> {
+  /**
+   * The response for a live token (RFC 7662 §2.2), the same for both kinds and both readers (its client, a
+   * resource server); `sub` is the one `application`'s client sees.
+   */
+  private describe(application: ApplicationEntity, token: ActiveTokenFacts, disclose: { username: boolean }): Record<string, unknown> {
     return {
       active: true,
       scope: [...token.scopes].join(' '),
       client_id: token.clientId,
-      // Not to a pairwise client: a username is the same for every client, which pairwise subjects exist to prevent.
-      ...(token.user && application.subjectType !== 'pairwise' ? { username: token.user.username } : {}),
+      ...(token.user && disclose.username ? { username: token.user.username } : {}),
       token_type: token.tokenType,
       exp: Math.floor(token.expiresAt.getTime() / 1000),
       iat: Math.floor(token.issuedAt.getTime() / 1000),

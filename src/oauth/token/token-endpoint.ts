@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Metrics } from '../../metrics/metrics.js';
 import { ClientAuthenticator, readParams, readResources, TokenRequestParams } from '../clients/client-authentication.js';
-import { SUPPORTED } from '../discovery/server-metadata.js';
+import { SUPPORTED } from '../capabilities.js';
 import { OAuthError } from '../oauth.errors.js';
 import { parseResourceIndicator } from '../resource-indicator.js';
 import { ResourceIndicators } from '../resources/resource-indicators.js';
