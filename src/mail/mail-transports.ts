@@ -85,6 +85,7 @@ export class FileTransport implements MailTransport {
         throw err;
       });
     await this.ready;
+    // Named by the wall clock, as the files' own times are, so that `ls` sorts them in the order they were written.
     const path = join(this.directory, fileName(new Date()));
     await writeFile(path, eml, { mode: 0o600, flag: 'wx' });
     return path;

@@ -234,6 +234,8 @@ export class WebhookAttempts implements OnModuleInit {
       return 'Not sent: the endpoint’s secret cannot be read on the server (rotate the secret).';
     }
     return {
+      // The wall clock, not the injected one: the receiver checks the timestamp against its own clock to
+      // refuse replays (Standard Webhooks: five minutes), whatever time the tests pretend it is here.
       ...signedHeaders(secrets, `msg_${target.messageId}`, new Date(), target.body),
       'content-type': 'application/json',
       'user-agent': this.userAgent,

@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { isScope, parseScopeList } from '../../auth/scopes.js';
 import { Acr, ACR_VALUES } from '../../auth/authentication-methods.js';
 import { type ReturnDestination, ReturnOrigins } from '../../sessions/return-origins.js';
-import { isSelfRegistered } from '../clients/application.model.js';
+import { showsUnverifiedNotice } from '../interaction/interaction-rules.js';
 import { ApplicationEntity } from '../clients/application.entity.js';
 import { ApplicationsService } from '../clients/applications.service.js';
 import { matchesRegisteredRedirectUri } from '../clients/application-validation.js';
@@ -116,7 +116,7 @@ export class AuthorizationRequestValidator implements OnModuleInit {
       const request = await this.validate(new URLSearchParams(returnTo.slice(returnTo.indexOf('?') + 1)));
       return {
         origin: formActionSource(request.redirectUri),
-        application: { name: request.application.name, unverified: isSelfRegistered(request.application) },
+        application: { name: request.application.name, unverified: showsUnverifiedNotice(request.application) },
       };
     } catch {
       return {};
