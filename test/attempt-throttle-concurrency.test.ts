@@ -57,13 +57,13 @@ function nextHour(): void {
 }
 
 describe('sign-in throttling under concurrency', () => {
-  it(`checks at most ${SIGN_IN_LIMITS.login} of 100 simultaneous wrong passwords for one account and answers 429 to the rest`, async () => {
+  it(`checks at most ${SIGN_IN_LIMITS.account} of 100 simultaneous wrong passwords for one account and answers 429 to the rest`, async () => {
     const user = await createUser(first);
     const { cookie, fields } = await formOf('/sign-in');
     const statuses = await burst('/sign-in', 100, () => ({ ...fields, login: user.username, password: 'wrong-password-guess' }), cookie);
 
     const counts = tally(statuses);
-    expect(counts[401] ?? 0).toBeLessThanOrEqual(SIGN_IN_LIMITS.login);
+    expect(counts[401] ?? 0).toBeLessThanOrEqual(SIGN_IN_LIMITS.account);
     expect((counts[401] ?? 0) + (counts[429] ?? 0)).toBe(100);
     expect((await burst('/sign-in', 1, () => ({ ...fields, login: user.username, password: TEST_PASSWORD }), cookie))[0]).toBe(429);
   }, 60_000);
@@ -180,7 +180,7 @@ describe('throttle housekeeping', () => {
     });
     expect(await burst('/sign-up', 1, () => account('purge-taken'), signUp.cookie)).toEqual([422]);
     expect(await burst('/sign-up', 1, () => account('purge-created'), signUp.cookie)).toEqual([303]);
-    expect(await kinds()).toEqual(['ip', 'login', 'signup', 'signup-failed', 'signup-mail']);
+    expect(await kinds()).toEqual(['sign-in-account', 'sign-in-ip', 'signup', 'signup-failed', 'signup-mail']);
 
     first.clock.advance(20 * 60_000);
     await first.get(AttemptThrottle).purgeExpired();

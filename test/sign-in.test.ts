@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { SignInThrottleSubjects1796700000200 } from '../src/database/migrations/1796700000200-sign-in-throttle-subjects.js';
 import { SIGN_IN_LIMITS } from '../src/sessions/attempt-throttle.js';
 import { Browser, signIn } from './support/browser.js';
 import { createUser, TEST_PASSWORD } from './support/fixtures.js';
@@ -15,10 +16,10 @@ async function failTimes(browser: Browser, login: string, times: number): Promis
 }
 
 describe('sign-in throttling', () => {
-  it(`locks an account for the rest of 15 minutes after ${SIGN_IN_LIMITS.login} failures, even for the right password`, async () => {
+  it(`locks an account for the rest of 15 minutes after ${SIGN_IN_LIMITS.account} failures, even for the right password`, async () => {
     const user = await createUser(t);
     const browser = new Browser(t.url);
-    await failTimes(browser, user.username, SIGN_IN_LIMITS.login);
+    await failTimes(browser, user.username, SIGN_IN_LIMITS.account);
 
     const locked = await signIn(browser, user.username, TEST_PASSWORD);
     expect(locked.status).toBe(429);
@@ -35,7 +36,7 @@ describe('sign-in throttling', () => {
   it("counts a successful sign-in's own attempt back, but not the failures before it (someone else's guesses keep counting)", async () => {
     const user = await createUser(t);
     const attacker = new Browser(t.url);
-    await failTimes(attacker, user.username, SIGN_IN_LIMITS.login - 1);
+    await failTimes(attacker, user.username, SIGN_IN_LIMITS.account - 1);
     // The owner signs in: that attempt is not a failure…
     expect((await signIn(new Browser(t.url), user.username, TEST_PASSWORD)).status).toBe(303);
     // …and the attacker's nine guesses still count: one more, then the account waits.
@@ -47,8 +48,8 @@ describe('sign-in throttling', () => {
   it('counts guesses by username and by e-mail address against the same account', async () => {
     const user = await createUser(t);
     const browser = new Browser(t.url);
-    await failTimes(browser, user.username, SIGN_IN_LIMITS.login / 2);
-    await failTimes(browser, user.email.toUpperCase(), SIGN_IN_LIMITS.login / 2);
+    await failTimes(browser, user.username, SIGN_IN_LIMITS.account / 2);
+    await failTimes(browser, user.email.toUpperCase(), SIGN_IN_LIMITS.account / 2);
     expect((await signIn(browser, user.email, TEST_PASSWORD)).status).toBe(429);
     expect((await signIn(browser, user.username, TEST_PASSWORD)).status).toBe(429);
     t.clock.advance(15 * 60_000 + 1000);
@@ -68,6 +69,25 @@ describe('sign-in throttling', () => {
     const dump = JSON.stringify(await t.get(DataSource).query('SELECT subject FROM counted_attempts'));
     expect(dump).not.toContain('someone-specific');
     expect(dump).not.toContain('127.0.0.1');
+  });
+
+  it('keeps counting failures recorded under the previous release’s subject names (login:, ip:) once migrated', async () => {
+    const db = t.get(DataSource);
+    const user = await createUser(t);
+    const browser = new Browser(t.url);
+    await failTimes(browser, user.username, SIGN_IN_LIMITS.account - 1);
+    // As the previous release recorded them: the migration below renames them back.
+    await db.query(`UPDATE counted_attempts SET subject = 'login:' || substr(subject, 17) WHERE subject LIKE 'sign-in-account:%'`);
+    await db.query(`UPDATE counted_attempts SET subject = 'ip:' || substr(subject, 12) WHERE subject LIKE 'sign-in-ip:%'`);
+    const runner = db.createQueryRunner();
+    try {
+      await new SignInThrottleSubjects1796700000200().up(runner);
+    } finally {
+      await runner.release();
+    }
+    await failTimes(browser, user.username, 1);
+    expect((await signIn(browser, user.username, TEST_PASSWORD)).status).toBe(429);
+    t.clock.advance(15 * 60_000);
   });
 });
 

@@ -9,8 +9,8 @@ import { CountedAttemptEntity } from './counted-attempt.entity.js';
 import { Metrics } from '../metrics/metrics.js';
 
 const WINDOW_MS = 15 * 60_000;
-/** Failed attempts allowed in the window: per account (login), and per client address. */
-export const SIGN_IN_LIMITS = { login: 10, ip: 50 } as const;
+/** Failed sign-ins allowed in the window: per account (whether typed as username or e-mail), and per client address. */
+export const SIGN_IN_LIMITS = { account: 10, ip: 50 } as const;
 /** Accounts one client address may create in an hour, and sign-ups refused as "taken" it may cause. */
 export const SIGN_UP_LIMIT = { perAddress: 10, failedPerAddress: 20, windowMs: 60 * 60_000 } as const;
 /** Wrong user codes (RFC 8628 §5.1, `/oauth/device`) allowed in the window: per signed-in user, and per client address. */
@@ -48,7 +48,16 @@ export const LINK_MAIL_LIMITS = {
 export type LinkMailSubject = Exclude<keyof typeof LINK_MAIL_LIMITS, 'windowMs'>;
 
 type SubjectKind =
-  'login' | 'ip' | 'signup' | 'signup-failed' | 'device-user' | 'device-ip' | 'second-user' | 'second-ip' | 'passkey-ip' | LinkMailSubject;
+  | 'sign-in-account'
+  | 'sign-in-ip'
+  | 'signup'
+  | 'signup-failed'
+  | 'device-user'
+  | 'device-ip'
+  | 'second-user'
+  | 'second-ip'
+  | 'passkey-ip'
+  | LinkMailSubject;
 
 function subject(kind: SubjectKind, value: string): string {
   return `${kind}:${createHash('sha256').update(value.trim().toLowerCase()).digest('hex')}`;
@@ -94,8 +103,8 @@ export class AttemptThrottle {
    */
   async reserveAttempt(account: string, ip: string): Promise<number> {
     const { retryAfterSeconds } = await this.reserve([
-      { subject: subject('login', account), limit: SIGN_IN_LIMITS.login, windowMs: WINDOW_MS },
-      { subject: subject('ip', ip), limit: SIGN_IN_LIMITS.ip, windowMs: WINDOW_MS },
+      { subject: subject('sign-in-account', account), limit: SIGN_IN_LIMITS.account, windowMs: WINDOW_MS },
+      { subject: subject('sign-in-ip', ip), limit: SIGN_IN_LIMITS.ip, windowMs: WINDOW_MS },
     ]);
     if (retryAfterSeconds > 0) this.metrics.throttled('sign_in');
     return retryAfterSeconds;
@@ -107,7 +116,7 @@ export class AttemptThrottle {
    * owner signing in must not wipe the guesses someone else made from elsewhere.
    */
   async recordSuccess(account: string, ip: string): Promise<void> {
-    await this.takeBack([subject('login', account), subject('ip', ip)]);
+    await this.takeBack([subject('sign-in-account', account), subject('sign-in-ip', ip)]);
   }
 
   /**

@@ -9,7 +9,7 @@ export class CountedAttemptEntity {
   id: string;
 
   /**
-   * `login:` or `ip:` (failed sign-ins), `signup:` (accounts created from an address) or `signup-failed:`
+   * `sign-in-account:` or `sign-in-ip:` (failed sign-ins), `signup:` (accounts created from an address) or `signup-failed:`
    * (sign-ups from an address refused as taken), `device-user:` or `device-ip:` (wrong user codes entered at
    * `/oauth/device`, per user and per address), `second-user:` or `second-ip:` (wrong second-step codes at
    * `/sign-in/second-factor`, per user and per address), `passkey-ip:` (passkey answers refused, per address),

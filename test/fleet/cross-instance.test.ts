@@ -134,9 +134,9 @@ describe('personal tokens across instances', () => {
 });
 
 describe('sign-in throttles across instances', () => {
-  it(`counts failures on every instance against one account: after ${SIGN_IN_LIMITS.login}, spread over A and B, C refuses even the right password`, async () => {
+  it(`counts failures on every instance against one account: after ${SIGN_IN_LIMITS.account}, spread over A and B, C refuses even the right password`, async () => {
     const username = await newUser();
-    for (let n = 0; n < SIGN_IN_LIMITS.login; n++) {
+    for (let n = 0; n < SIGN_IN_LIMITS.account; n++) {
       const failed = await signIn(browserAt(n % 2 === 0 ? a : b), username, `wrong-guess-${n}`);
       expect(failed.status).toBe(401);
     }

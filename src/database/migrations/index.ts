@@ -35,6 +35,7 @@ import { BackchannelLogout1796500000400 } from './1796500000400-backchannel-logo
 import { PairwiseSubjects1796500000401 } from './1796500000401-pairwise-subjects.js';
 import { OidcSessionOfGrants1796600000200 } from './1796600000200-oidc-session-of-grants.js';
 import { DeviceAuthorizationResources1796700000100 } from './1796700000100-device-authorization-resources.js';
+import { SignInThrottleSubjects1796700000200 } from './1796700000200-sign-in-throttle-subjects.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
 export const MIGRATIONS = [
@@ -75,4 +76,5 @@ export const MIGRATIONS = [
   ResourceServers1796600000100,
   OidcSessionOfGrants1796600000200,
   DeviceAuthorizationResources1796700000100,
+  SignInThrottleSubjects1796700000200,
 ];
