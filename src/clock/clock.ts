@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 
-/** The time source for every expiry decision, so tests can move time instead of waiting. */
+/** The time source for every decision that depends on the time (src/clock/README.md), so tests can move time instead of waiting. */
 export abstract class Clock {
   abstract now(): Date;
 }
