@@ -325,6 +325,23 @@ describe('the endpoint over HTTP', () => {
     expect(badBody.result.content[0]!.text).toMatch(/Invalid ISO datetime at starts_after/);
     expect(badBody.result.content[0]!.text).toMatch(/expected number to be <=50 at per_page/);
 
+    // Arguments or parameters that are not an object: invalid params (-32602), naming what is wrong.
+    for (const [id, params] of [
+      [4, { name: 'find_events', arguments: ['search', 'x'] }],
+      [5, { name: 'find_events', arguments: 'search=x' }],
+      [6, { name: 'find_events', arguments: null }],
+      [7, 'find_events'],
+      [8, { name: 42 }],
+    ] as const) {
+      const res = await post(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }), auth);
+      expect({ id, status: res.status }).toEqual({ id, status: 200 });
+      expect(await res.json()).toMatchObject({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32602, message: expect.stringMatching(/params|arguments|name/) },
+      });
+    }
+
     const unknown = await post(
       JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'drop_tables', arguments: {} } }),
       auth,

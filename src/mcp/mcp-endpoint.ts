@@ -49,6 +49,15 @@ export class McpEndpoint {
 
   async answer(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const principal = request.principal!;
+    const invalid = Array.isArray(request.body) ? undefined : invalidToolCall(request.body);
+    if (invalid) {
+      // The SDK would answer these with its internal error (-32603) and zod's text: they are the caller's mistake.
+      void reply.header('cache-control', 'private, no-store');
+      await reply
+        .status(200)
+        .send({ jsonrpc: '2.0', id: invalid.id, error: { code: -32602, message: `Invalid params: ${invalid.problem}` } });
+      return;
+    }
     for (const message of Array.isArray(request.body) ? request.body : [request.body]) {
       const tool = calledTool(message);
       if (tool && !mayUse(tool, principal.scopes)) throw AuthError.insufficientScope(tool.scopes);
@@ -137,6 +146,23 @@ function calledTool(message: unknown): McpTool | undefined {
   const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
   if (method !== 'tools/call' || typeof params?.name !== 'string') return undefined;
   return TOOLS_BY_NAME.get(params.name);
+}
+
+/**
+ * A `tools/call` whose parameters are not what MCP defines (an object with the tool's `name`, a string,
+ * and its `arguments`, if given, an object): what is wrong, and the request's id to answer.
+ */
+function invalidToolCall(message: unknown): { id: string | number | null; problem: string } | undefined {
+  if (typeof message !== 'object' || message === null || (message as { method?: unknown }).method !== 'tools/call') return undefined;
+  const { id, params } = message as { id?: unknown; params?: unknown };
+  const answerTo = typeof id === 'string' || typeof id === 'number' ? id : null;
+  if (typeof params !== 'object' || params === null || Array.isArray(params))
+    return { id: answerTo, problem: 'params must be an object with the tool’s name and its arguments' };
+  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+  if (typeof name !== 'string') return { id: answerTo, problem: 'params.name must be the tool’s name, a string' };
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+    return { id: answerTo, problem: 'params.arguments must be an object of the tool’s arguments by name' };
+  return undefined;
 }
 
 /** What a tool tells the model when the services refuse: the error's code and message, and each field's problem. */
