@@ -75,9 +75,32 @@ export class EntityTable<T, E = T> {
     return found.databaseName;
   }
 
-  /** The columns of these properties, in this order, unqualified: an INSERT's column list. */
+  /** The columns of these properties, in this order, unqualified: an INSERT's column list, or a RETURNING's a later part of the statement reads. */
   list(...properties: (keyof E & string)[]): string {
     return properties.map((p) => this.column(p)).join(', ');
+  }
+
+  /**
+   * An INSERT's columns and their values, paired by property (`{ id: '$1', tokenHash: '$2' }` gives
+   * `id, token_hash` and `$1, $2`): `INSERT INTO … (${columns}) VALUES (${values})`, or `SELECT ${values}
+   * FROM …`, whose values no longer have to be kept in the order of a column list.
+   */
+  values(values: { [P in keyof E & string]?: string }): { columns: string; values: string } {
+    const pairs = Object.entries(values) as [keyof E & string, string][];
+    return { columns: this.list(...pairs.map(([property]) => property)), values: pairs.map(([, value]) => value).join(', ') };
+  }
+
+  /**
+   * The select list with each column named `alias.column` (`o.id AS "o.id"`): for a row that holds
+   * columns of the same name from several tables. `mapAs` reads the model of it.
+   */
+  selectAs(alias: string = this.alias): string {
+    return this.columns.map((c) => `${alias}.${c.column} AS "${alias}.${c.column}"`).join(', ');
+  }
+
+  /** The model of a row holding `selectAs(alias)`. */
+  mapAs(row: Record<string, unknown>, alias: string = this.alias): T {
+    return this.map(Object.fromEntries(this.columns.map((c) => [c.column, row[`${alias}.${c.column}`]])));
   }
 }
 

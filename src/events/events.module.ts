@@ -23,6 +23,7 @@ import { TicketKeysController } from './ticket-keys.controller.js';
 import { TicketCodes } from './ticket-codes.js';
 import { TicketTypesResolver } from './ticket-types.resolver.js';
 import { TicketTypesService } from './ticket-types.service.js';
+import { Waitlist } from './waitlist.js';
 import { WebhookOutbox } from './webhook-outbox.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { DatabaseModule } from '../database/database.module.js';
@@ -62,6 +63,7 @@ import { JobsModule } from '../jobs/jobs.module.js';
     EventNotices,
     WebhookOutbox,
     NoticeFacts,
+    Waitlist,
   ],
   exports: [
     EventNotices,

@@ -32,7 +32,7 @@ import { EventTables } from './event-tables.js';
 import { OrganizersService } from './organizers.service.js';
 import { checkAll } from '../errors/domain-error.js';
 import { eventPhase, EventPhaseValue } from './schedule.js';
-import { promoteWaitlist } from './waitlist.js';
+import { Waitlist } from './waitlist.js';
 import { eventEvent, registrationEvent } from './webhook-events.js';
 import { WebhookOutbox } from './webhook-outbox.js';
 
@@ -90,6 +90,7 @@ export class EventsService {
     private readonly tables: EventTables,
     private readonly notices: EventNotices,
     private readonly outbox: WebhookOutbox,
+    private readonly waitlist: Waitlist,
   ) {}
 
   async create(reader: EventsReader, input: EventInput): Promise<Event> {
@@ -194,8 +195,7 @@ export class EventsService {
         }
         await tx.query(`UPDATE events SET ${update.toSql()} WHERE id = $1`, update.params);
         // Registrations a raised capacity confirmed from the waitlist.
-        const promoted =
-          capacity !== undefined && event.status === 'published' ? await promoteWaitlist(tx, eventId, now, this.notices) : [];
+        const promoted = capacity !== undefined && event.status === 'published' ? await this.waitlist.promote(tx, eventId, now) : [];
         const [row] = (await tx.query(`SELECT ${events.select} FROM events e WHERE e.id = $1`, [eventId])) as Record<string, unknown>[];
         const after = events.map(row!);
         const changed = current?.status === 'published' ? changesBetween(toldValues(current), toldValues(after)) : [];

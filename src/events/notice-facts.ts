@@ -1,8 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { EventFormatValue, EventStatusValue } from './event.entity.js';
-import type { RegistrationStatusValue } from './registration.entity.js';
+import { EntityTable } from '../database/entity-table.js';
+import { AttendeeEntity } from './attendee.entity.js';
+import { EventEntity, type EventFormatValue, type EventStatusValue } from './event.entity.js';
+import { OrganizerEntity } from './organizer.entity.js';
+import { RegistrationEntity, type RegistrationStatusValue } from './registration.entity.js';
+import { TicketTypeEntity } from './ticket-type.entity.js';
 
 /** What a message about one registration says, read when it is sent (src/notifications/). */
 export interface RegistrationFacts {
@@ -39,53 +43,52 @@ export interface RegistrationFacts {
  */
 @Injectable()
 export class NoticeFacts {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  async ofRegistration(registrationId: string): Promise<RegistrationFacts | null> {
-    const [row] = (await this.dataSource.query(
-      `SELECT r.id, r.reference, r.status, r.quantity, r.user_id, r.confirmed_at, t.name AS ticket_type_name,
-              e.id AS event_id, e.slug, e.title, e.status AS event_status, e.starts_at, e.ends_at, e.time_zone, e.format,
-              e.venue_name, e.venue_address, e.venue_city, e.venue_country, e.online_url, e.updated_at, o.name AS organizer_name
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.registration = EntityTable.of(dataSource, RegistrationEntity, 'r').pick(...REGISTRATION_READ);
+    this.event = EntityTable.of(dataSource, EventEntity, 'e').pick(...EVENT_READ);
+    this.attendees = EntityTable.of(dataSource, AttendeeEntity, 'a').pick('id', 'name', 'position');
+    const ticketTypes = EntityTable.of(dataSource, TicketTypeEntity, 't');
+    const organizers = EntityTable.of(dataSource, OrganizerEntity, 'o');
+    // The event's columns under `e.` (it has an id and a status too); the ticket type's and the organizer's name under their own.
+    this.ofRegistrationSql = `SELECT ${this.registration.select}, ${this.event.selectAs()},
+              t.${ticketTypes.column('name')} AS ticket_type_name, o.${organizers.column('name')} AS organizer_name
          FROM registrations r
          JOIN events e ON e.id = r.event_id
          JOIN ticket_types t ON t.id = r.ticket_type_id
          JOIN organizers o ON o.id = e.organizer_id
-        WHERE r.id = $1`,
-      [registrationId],
-    )) as Record<string, unknown>[];
+        WHERE r.id = $1`;
+  }
+
+  private readonly registration: EntityTable<Pick<RegistrationEntity, (typeof REGISTRATION_READ)[number]>, RegistrationEntity>;
+  private readonly event: EntityTable<Pick<EventEntity, (typeof EVENT_READ)[number]>, EventEntity>;
+  private readonly attendees: EntityTable<Pick<AttendeeEntity, 'id' | 'name' | 'position'>, AttendeeEntity>;
+  private readonly ofRegistrationSql: string;
+
+  async ofRegistration(registrationId: string): Promise<RegistrationFacts | null> {
+    const [row] = (await this.dataSource.query(this.ofRegistrationSql, [registrationId])) as Record<string, unknown>[];
     if (!row) return null;
-    const attendees = (await this.dataSource.query(
-      `SELECT id, name, position FROM attendees WHERE registration_id = $1 ORDER BY position`,
-      [registrationId],
-    )) as { id: string; name: string; position: number }[];
+    const attendees = (
+      (await this.dataSource.query(`SELECT ${this.attendees.select} FROM attendees a WHERE a.registration_id = $1 ORDER BY a.position`, [
+        registrationId,
+      ])) as Record<string, unknown>[]
+    ).map(this.attendees.map);
+    const registration = this.registration.map(row);
+    const event = this.event.mapAs(row);
     return {
-      registration: {
-        id: row.id as string,
-        reference: row.reference as string,
-        status: row.status as RegistrationStatusValue,
-        quantity: row.quantity as number,
-        userId: row.user_id as string,
-        ticketTypeName: row.ticket_type_name as string,
-        confirmedAt: (row.confirmed_at as Date | null) ?? null,
-      },
+      registration: { ...registration, ticketTypeName: row.ticket_type_name as string },
       event: {
-        id: row.event_id as string,
-        slug: row.slug as string,
-        title: row.title as string,
-        status: row.event_status as EventStatusValue,
-        startsAt: row.starts_at as Date,
-        endsAt: row.ends_at as Date,
-        timeZone: row.time_zone as string,
-        format: row.format as EventFormatValue,
-        venue: {
-          name: row.venue_name as string | null,
-          address: row.venue_address as string | null,
-          city: row.venue_city as string | null,
-          country: row.venue_country as string | null,
-        },
-        onlineUrl: row.online_url as string | null,
+        id: event.id,
+        slug: event.slug,
+        title: event.title,
+        status: event.status,
+        startsAt: event.startsAt,
+        endsAt: event.endsAt,
+        timeZone: event.timeZone,
+        format: event.format,
+        venue: { name: event.venueName, address: event.venueAddress, city: event.venueCity, country: event.venueCountry },
+        onlineUrl: event.onlineUrl,
         organizerName: row.organizer_name as string,
-        updatedAt: row.updated_at as Date,
+        updatedAt: event.updatedAt,
       },
       attendees,
     };
@@ -111,3 +114,31 @@ export class NoticeFacts {
     return rows.map((r) => r.id);
   }
 }
+
+/** What a message says of a registration (RegistrationFacts.registration, with its ticket type's name). */
+const REGISTRATION_READ = [
+  'id',
+  'reference',
+  'status',
+  'quantity',
+  'userId',
+  'confirmedAt',
+] as const satisfies readonly (keyof RegistrationEntity)[];
+
+/** What a message says of the event (RegistrationFacts.event: the venue's columns as one object, with its organizer's name). */
+const EVENT_READ = [
+  'id',
+  'slug',
+  'title',
+  'status',
+  'startsAt',
+  'endsAt',
+  'timeZone',
+  'format',
+  'venueName',
+  'venueAddress',
+  'venueCity',
+  'venueCountry',
+  'onlineUrl',
+  'updatedAt',
+] as const satisfies readonly (keyof EventEntity)[];

@@ -1,6 +1,8 @@
+import type { EntityTable } from '../database/entity-table.js';
 import type { Statement } from '../database/prepared-statements.js';
 import type { EventNotices } from './event-notices.js';
 import type { EventTables } from './event-tables.js';
+import type { Event, TicketType } from './events.model.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
 
 /**
@@ -35,21 +37,19 @@ export interface ClaimStatement extends Statement {
   jobValues: unknown[];
   /** Whether the statement writes the mail notice ($13, $14). */
   mail: boolean;
+  /** What it reads of the event's and the ticket type's rows as it locked them: in its answer under `e.` and `t.` (`mapAs`). */
+  locked: { event: EntityTable<LockedEvent, Event>; ticketType: EntityTable<LockedTicketType, TicketType> };
 }
 
-/** What the statement answers: the state it decided on, and the registration it wrote (absent when not open). */
+type LockedEvent = Pick<Event, 'id' | 'status' | 'endsAt' | 'capacity' | 'confirmedSeats'>;
+type LockedTicketType = Pick<TicketType, 'quantity' | 'sold' | 'salesStartAt' | 'salesEndAt'>;
+
+/**
+ * What the statement answers: the rows it decided on (`locked`), whether the seats fit, and the
+ * registration it wrote (its own columns, EventTables.registrations; null when it wrote none).
+ */
 export interface ClaimRow extends Record<string, unknown> {
-  event_status: string;
-  ends_at: Date;
-  capacity: number | null;
-  confirmed_seats: number;
-  ticket_quantity: number | null;
-  sold: number;
-  sales_start_at: Date | null;
-  sales_end_at: Date | null;
   fits: boolean;
-  /** The registration's own columns (EventTables.registrations), null when nothing was written. */
-  [column: string]: unknown;
 }
 
 const REGISTRATION_PARAMETERS = 12;
@@ -62,30 +62,52 @@ export async function claimStatement(tables: EventTables, outbox: WebhookOutbox,
   const fanOut = await outbox.insertion(next, chosen(11));
   next += fanOut.values.length;
   const notice = mail ? await notices.registrationInsertion(next, chosen(13)) : null;
+  const locked = {
+    event: tables.events.pick('id', 'status', 'endsAt', 'capacity', 'confirmedSeats'),
+    ticketType: tables.ticketTypes.pick('quantity', 'sold', 'salesStartAt', 'salesEndAt'),
+  };
+  const registration = tables.registrations.values({
+    id: '$3::uuid',
+    eventId: '$1::uuid',
+    ticketTypeId: '$2::uuid',
+    userId: '$4::uuid',
+    reference: '$5::text',
+    status: `CASE WHEN d.fits THEN 'confirmed' ELSE 'waitlisted' END`,
+    quantity: '$6::int',
+    createdAt: '$7::timestamptz',
+    confirmedAt: 'CASE WHEN d.fits THEN $7::timestamptz END',
+    updatedAt: '$7::timestamptz',
+  });
+  const attendee = tables.attendees.values({
+    id: 'x.id',
+    registrationId: 'r.id',
+    name: 'x.name',
+    email: 'x.email',
+    position: 'x.position',
+    createdAt: '$7::timestamptz',
+  });
   // The event's row first, then the ticket type's (the order every change under the event's lock takes).
   const text = `
     WITH e AS (
-      SELECT id, status AS event_status, ends_at, capacity, confirmed_seats FROM events WHERE id = $1::uuid FOR UPDATE),
+      SELECT ${locked.event.select} FROM events e WHERE e.id = $1::uuid FOR UPDATE),
     t AS (
-      SELECT quantity AS ticket_quantity, sold, sales_start_at, sales_end_at FROM ticket_types
-       WHERE id = $2::uuid AND event_id = (SELECT id FROM e) FOR UPDATE),
+      SELECT ${locked.ticketType.select} FROM ticket_types t
+       WHERE t.id = $2::uuid AND t.event_id = (SELECT id FROM e) FOR UPDATE),
     d AS (
-      SELECT e.event_status, e.ends_at, e.capacity, e.confirmed_seats, t.*,
-             e.event_status = 'published' AND e.ends_at > $7::timestamptz
+      SELECT e.status = 'published' AND e.ends_at > $7::timestamptz
                AND (t.sales_start_at IS NULL OR t.sales_start_at <= $7::timestamptz)
                AND (t.sales_end_at IS NULL OR t.sales_end_at > $7::timestamptz) AS open,
              (e.capacity IS NULL OR e.confirmed_seats + $6::int <= e.capacity)
-               AND (t.ticket_quantity IS NULL OR t.sold + $6::int <= t.ticket_quantity) AS fits
+               AND (t.quantity IS NULL OR t.sold + $6::int <= t.quantity) AS fits
         FROM e, t),
     r AS (
-      INSERT INTO registrations AS r (id, event_id, ticket_type_id, user_id, reference, status, quantity, created_at, confirmed_at, updated_at)
-      SELECT $3::uuid, $1::uuid, $2::uuid, $4::uuid, $5::text, CASE WHEN d.fits THEN 'confirmed' ELSE 'waitlisted' END, $6::int,
-             $7::timestamptz, CASE WHEN d.fits THEN $7::timestamptz END, $7::timestamptz
+      INSERT INTO registrations AS r (${registration.columns})
+      SELECT ${registration.values}
         FROM d WHERE d.open
       RETURNING ${tables.registrations.select}),
     a AS (
-      INSERT INTO attendees (id, registration_id, name, email, position, created_at)
-      SELECT x.id, r.id, x.name, x.email, x.position, $7::timestamptz
+      INSERT INTO attendees (${attendee.columns})
+      SELECT ${attendee.values}
         FROM r, unnest($8::uuid[], $9::text[], $10::text[]) WITH ORDINALITY AS x(id, name, email, position)),
     seats AS (
       UPDATE events SET confirmed_seats = confirmed_seats + $6::int
@@ -99,6 +121,6 @@ export async function claimStatement(tables: EventTables, outbox: WebhookOutbox,
     notice AS (${notice.sql})`
         : ''
     }
-    SELECT d.*, r.* FROM d LEFT JOIN r ON true`;
-  return { name: 'registration-claim', text, jobValues: [...fanOut.values, ...(notice?.values ?? [])], mail };
+    SELECT ${locked.event.selectAs()}, ${locked.ticketType.selectAs()}, d.fits, r.* FROM e, t, d LEFT JOIN r ON true`;
+  return { name: 'registration-claim', text, jobValues: [...fanOut.values, ...(notice?.values ?? [])], mail, locked };
 }

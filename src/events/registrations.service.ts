@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomInt, randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../clock/clock.js';
+import type { EntityTable } from '../database/entity-table.js';
 import type { Page, PageRequest, SortKey } from '../database/keyset.js';
 import { KeysetPager } from '../database/keyset-pager.js';
 import { fetchNumberedPage, NumberedPage } from '../database/offset-page.js';
@@ -20,7 +21,7 @@ import { EventsService } from './events.service.js';
 import { TicketTypesService } from './ticket-types.service.js';
 import { salesState } from './schedule.js';
 import { TicketCodes } from './ticket-codes.js';
-import { promoteWaitlist, PromotedRegistration } from './waitlist.js';
+import { PromotedRegistration, Waitlist } from './waitlist.js';
 import { attendeeEvent, registrationEvent } from './webhook-events.js';
 import { WebhookFanOut, WebhookOutbox } from './webhook-outbox.js';
 import type { User } from '../users/user.model.js';
@@ -63,20 +64,6 @@ const USER_REGISTRATIONS = byCreation('User.registrations', 'DESC');
 // No 0/O or 1/I: references are read aloud at the door.
 const REFERENCE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
-/** A table's columns under `alias`, each named `alias.column`: for a row that holds several tables' columns. */
-function aliased(table: { columns: readonly { column: string }[] }, alias: string): string {
-  return table.columns.map((c) => `${alias}.${c.column} AS "${alias}.${c.column}"`).join(', ');
-}
-
-/** The columns `aliased` named, back under their own names (for the table's mapper). */
-function unaliased(
-  row: Record<string, unknown>,
-  table: { columns: readonly { column: string }[] },
-  alias: string,
-): Record<string, unknown> {
-  return Object.fromEntries(table.columns.map((c) => [c.column, row[`${alias}.${c.column}`]]));
-}
-
 /** A check-in changes nothing the public listing shows (EventsReader.writeEvent). */
 const NOTHING_LISTED = (): boolean => false;
 
@@ -99,7 +86,15 @@ export class RegistrationsService {
     private readonly outbox: WebhookOutbox,
     private readonly statements: PreparedStatements,
     private readonly users: UsersService,
-  ) {}
+    private readonly waitlist: Waitlist,
+  ) {
+    this.cancelling = tables.registrations.pick('status', 'ticketTypeId', 'quantity');
+    this.eventState = tables.events.pick('status', 'endsAt');
+  }
+
+  /** What a cancellation reads of the registration it locks, and of its event after giving back the seats. */
+  private readonly cancelling: EntityTable<Pick<Registration, 'status' | 'ticketTypeId' | 'quantity'>, Registration>;
+  private readonly eventState: EntityTable<Pick<Event, 'status' | 'endsAt'>, Event>;
 
   /** The registration's statement, made once (its jobs' SQL comes from pg-boss). */
   private claimStatement?: Promise<ClaimStatement>;
@@ -116,7 +111,7 @@ export class RegistrationsService {
     const attendees = checkAttendees(input.attendees, ticketType);
     const quantity = attendees.length;
     const now = this.clock.now();
-    checkOpen(seatStateOf(event, ticketType), now);
+    checkOpen(event, ticketType, now);
     // The event's ticket types as read with it (primed by visibleToRegister), for the answer after the claim.
     const ticketTypesOfEvent = await reader.ticketTypesOfEvent.load(event.id);
 
@@ -168,9 +163,12 @@ export class RegistrationsService {
       throw err;
     }
     if (!row) throw EventError.notFound('TicketType', 'ticketTypeId');
+    // The event's and the ticket type's rows as the statement locked them.
+    const lockedEvent = claim.locked.event.mapAs(row);
+    const lockedTicketType = claim.locked.ticketType.mapAs(row);
     if (row.id == null) {
       // Nothing written: closed (the precise reason).
-      checkOpen(row, now);
+      checkOpen(lockedEvent, lockedTicketType, now);
       throw new Error('registration not written for an event open to registrations');
     }
 
@@ -191,13 +189,7 @@ export class RegistrationsService {
     reader.attendeesOfRegistration.prime(registrationId, written);
     for (const attendee of written) reader.attendees.prime(attendee.id, attendee);
     // The rows as locked (their seats and sales as the statement saw them, plus its own).
-    const claimed: TicketType = {
-      ...ticketType,
-      quantity: row.ticket_quantity,
-      sold: row.sold + seats,
-      salesStartAt: row.sales_start_at,
-      salesEndAt: row.sales_end_at,
-    };
+    const claimed: TicketType = { ...ticketType, ...lockedTicketType, sold: lockedTicketType.sold + seats };
     reader.ticketTypes.prime(ticketType.id, claimed);
     // The event's other ticket types as read before the claim.
     reader.ticketTypesOfEvent.prime(
@@ -205,7 +197,12 @@ export class RegistrationsService {
       ticketTypesOfEvent.map((t) => (t.id === claimed.id ? claimed : t)),
     );
     for (const t of ticketTypesOfEvent) if (t.id !== claimed.id) reader.ticketTypes.prime(t.id, t);
-    reader.events.prime(event.id, { ...event, capacity: row.capacity, confirmedSeats: row.confirmed_seats + seats, endsAt: row.ends_at });
+    reader.events.prime(event.id, {
+      ...event,
+      capacity: lockedEvent.capacity,
+      confirmedSeats: lockedEvent.confirmedSeats + seats,
+      endsAt: lockedEvent.endsAt,
+    });
     // The caller's one active registration for the event is this one (one per user and event, an index holds it).
     reader.primeActiveRegistration(event.id, registration);
     return registration;
@@ -239,7 +236,7 @@ export class RegistrationsService {
       name: 'registration-event-and-ticket-types',
       // With the caller's membership in the organizer ($2), which the answer's `event { onlineUrl
       // ticketTypes }` and a private event's visibility depend on.
-      text: `SELECT ${events.select}, ${aliased(ticketTypes, 't')}, ${aliased(organizers, 'o')},
+      text: `SELECT ${events.select}, ${ticketTypes.selectAs()}, ${organizers.selectAs()},
                     m.role AS "m.role", ${secondFactorDeadlineSql('o', 'm', 'mu')} AS "m.deadline"
                FROM events e JOIN organizers o ON o.id = e.organizer_id JOIN ticket_types t ON t.event_id = e.id
                LEFT JOIN organizer_members m ON m.organizer_id = o.id AND m.user_id = $2::uuid
@@ -247,11 +244,11 @@ export class RegistrationsService {
               WHERE e.id = $1 ORDER BY t.created_at, t.id`,
     };
     const rows = await this.statements.query(this.eventAndTicketTypeStatement, [input.eventId, reader.userId]);
-    const all = rows.map((row) => ticketTypes.map(unaliased(row, ticketTypes, 't')));
+    const all = rows.map((row) => ticketTypes.mapAs(row));
     const ticketType = all.find((t) => t.id === input.ticketTypeId);
     if (!ticketType) return Promise.all([reader.events.load(input.eventId), reader.ticketTypes.load(input.ticketTypeId)]);
     const event = events.map(rows[0]!);
-    const organizer = organizers.map(unaliased(rows[0]!, organizers, 'o'));
+    const organizer = organizers.mapAs(rows[0]!);
     reader.events.prime(event.id, event);
     reader.organizers.prime(organizer.id, organizer);
     reader.primeMembership(organizer.id, (rows[0]!['m.role'] as string | null) ?? null, (rows[0]!['m.deadline'] as Date | null) ?? null);
@@ -291,10 +288,11 @@ export class RegistrationsService {
     const cancelled = await reader.changeEvent(registration.eventId, async (tx, locked) => {
       // The row lock orders this after a check-in in flight (which holds the row FOR SHARE), so the
       // UPDATE below, a statement of its own, sees that check-in.
-      const [current] = (await tx.query(`SELECT status, ticket_type_id, quantity FROM registrations WHERE id = $1 FOR UPDATE`, [
+      const [currentRow] = (await tx.query(`SELECT ${this.cancelling.select} FROM registrations r WHERE r.id = $1 FOR UPDATE`, [
         registrationId,
-      ])) as { status: RegistrationStatusValue; ticket_type_id: string; quantity: number }[];
-      if (current!.status === 'cancelled')
+      ])) as Record<string, unknown>[];
+      const current = this.cancelling.map(currentRow!);
+      if (current.status === 'cancelled')
         throw new EventError('ALREADY_CANCELLED', 'This registration is already cancelled.', 'registrationId');
       const [[row]] = (await tx.query(
         `UPDATE registrations r SET status = 'cancelled', cancelled_at = $2, cancelled_by = $3, updated_at = $2
@@ -310,14 +308,13 @@ export class RegistrationsService {
         );
       // Registrations the freed seats confirmed from the waitlist.
       let promoted: PromotedRegistration[] = [];
-      if (current!.status === 'confirmed') {
-        await this.takeSeats(tx, registration.eventId, current!.ticket_type_id, -current!.quantity);
-        const [event] = (await tx.query(`SELECT status, ends_at FROM events WHERE id = $1`, [registration.eventId])) as {
-          status: string;
-          ends_at: Date;
-        }[];
-        if (event!.status === 'published' && event!.ends_at > now)
-          promoted = await promoteWaitlist(tx, registration.eventId, now, this.notices);
+      if (current.status === 'confirmed') {
+        await this.takeSeats(tx, registration.eventId, current.ticketTypeId, -current.quantity);
+        const [eventRow] = (await tx.query(`SELECT ${this.eventState.select} FROM events e WHERE e.id = $1`, [
+          registration.eventId,
+        ])) as Record<string, unknown>[];
+        const event = this.eventState.map(eventRow!);
+        if (event.status === 'published' && event.endsAt > now) promoted = await this.waitlist.promote(tx, registration.eventId, now);
       }
       await this.notices.registration(tx, { message: 'registration.cancelled', registrationId, by });
       const organizerId = locked!.organizerId;
@@ -335,7 +332,7 @@ export class RegistrationsService {
           registrationId,
         ]),
         tx.query(
-          `SELECT ${ticketTypes.select}, ${aliased(organizers, 'o')}, ${aliased(registrations, 'vr')}, ${this.registrantColumns()},
+          `SELECT ${ticketTypes.select}, ${organizers.selectAs()}, ${registrations.selectAs('vr')}, ${this.registrantColumns()},
                   m.role AS "m.role", ${secondFactorDeadlineSql('o', 'm', 'mu')} AS "m.deadline"
              FROM ticket_types t JOIN organizers o ON o.id = $1 LEFT JOIN users ru ON ru.id = $4::uuid
              LEFT JOIN organizer_members m ON m.organizer_id = o.id AND m.user_id = $3::uuid
@@ -346,10 +343,10 @@ export class RegistrationsService {
         ),
       ])) as [Record<string, unknown>[], Record<string, unknown>[]];
       const first = ofEvent[0]!;
-      const organizer = unaliased(first, organizers, 'o');
-      const viewerRegistration = first['vr.id'] == null ? null : unaliased(first, registrations, 'vr');
+      const organizer = organizers.mapAs(first);
+      const viewerRegistration = first['vr.id'] == null ? null : registrations.mapAs(first, 'vr');
       const membership = { role: (first['m.role'] as string | null) ?? null, deadline: (first['m.deadline'] as Date | null) ?? null };
-      const freed = current!.status === 'confirmed' ? current!.quantity : 0;
+      const freed = current.status === 'confirmed' ? current.quantity : 0;
       const taken = promoted.reduce((sum, p) => sum + p.quantity, 0);
       const event = { ...locked!, confirmedSeats: locked!.confirmedSeats - freed + taken };
       const registrant = this.registrantOf(first);
@@ -364,14 +361,11 @@ export class RegistrationsService {
     for (const t of ofEvent) reader.ticketTypes.prime(t.id, t);
     reader.ticketTypesOfEvent.prime(cancelled.event.id, ofEvent);
     reader.events.prime(cancelled.event.id, cancelled.event);
-    const organizer = this.tables.organizers.map(cancelled.organizer);
+    const { organizer } = cancelled;
     reader.organizers.prime(organizer.id, organizer);
     reader.primeMembership(organizer.id, cancelled.membership.role, cancelled.membership.deadline);
     if (cancelled.registrant) reader.users.prime(cancelled.registrant.id, cancelled.registrant);
-    reader.primeActiveRegistration(
-      cancelled.event.id,
-      cancelled.viewerRegistration ? registrations.map(cancelled.viewerRegistration) : null,
-    );
+    reader.primeActiveRegistration(cancelled.event.id, cancelled.viewerRegistration);
     return answer;
   }
 
@@ -626,24 +620,13 @@ function rememberCheckIn(reader: EventsReader, attendee: Attendee, registration:
   reader.events.prime(event.id, event);
 }
 
-/** What decides whether a registration may be made, as the event's and ticket type's locked rows say. */
-type SeatState = Pick<ClaimRow, 'event_status' | 'ends_at' | 'sales_start_at' | 'sales_end_at'>;
-
-function seatStateOf(event: Event, ticketType: TicketType): SeatState {
-  return {
-    event_status: event.status,
-    ends_at: event.endsAt,
-    sales_start_at: ticketType.salesStartAt,
-    sales_end_at: ticketType.salesEndAt,
-  };
-}
-
-function checkOpen(state: SeatState, now: Date): void {
-  const status = state.event_status;
+/** Whether a registration may be made, as the event and the ticket type say (as read, or as their locked rows say). */
+function checkOpen(event: Pick<Event, 'status' | 'endsAt'>, ticketType: Pick<TicketType, 'salesStartAt' | 'salesEndAt'>, now: Date): void {
+  const status = event.status;
   if (status === 'cancelled') throw new EventError('EVENT_CANCELLED', 'This event is cancelled.', 'eventId');
   if (status !== 'published') throw new EventError('REGISTRATION_CLOSED', 'This event is not published yet.', 'eventId');
-  if (state.ends_at <= now) throw new EventError('EVENT_ENDED', 'This event has ended.', 'eventId');
-  const sales = salesState({ salesStartAt: state.sales_start_at, salesEndAt: state.sales_end_at }, now);
+  if (event.endsAt <= now) throw new EventError('EVENT_ENDED', 'This event has ended.', 'eventId');
+  const sales = salesState(ticketType, now);
   if (sales === 'not_started') throw new EventError('SALES_NOT_STARTED', 'Sales of this ticket type have not opened yet.', 'ticketTypeId');
   if (sales === 'ended') throw new EventError('SALES_ENDED', 'Sales of this ticket type have closed.', 'ticketTypeId');
 }

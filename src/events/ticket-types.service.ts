@@ -16,11 +16,10 @@ import { EventError } from './events.errors.js';
 import type { TicketType } from './events.model.js';
 import { EventsPolicy } from './events.policy.js';
 import type { EventsReader } from './events.reader.js';
-import { EventNotices } from './event-notices.js';
 import { EventTables } from './event-tables.js';
 import { EventsService } from './events.service.js';
 import { checkAll } from '../errors/domain-error.js';
-import { promoteWaitlist } from './waitlist.js';
+import { Waitlist } from './waitlist.js';
 import { registrationEvent } from './webhook-events.js';
 import { WebhookOutbox } from './webhook-outbox.js';
 
@@ -46,8 +45,8 @@ export class TicketTypesService {
     private readonly events: EventsService,
     private readonly clock: Clock,
     private readonly tables: EventTables,
-    private readonly notices: EventNotices,
     private readonly outbox: WebhookOutbox,
+    private readonly waitlist: Waitlist,
   ) {}
 
   async create(reader: EventsReader, eventId: string, input: TicketTypeInput): Promise<TicketType> {
@@ -141,7 +140,7 @@ export class TicketTypesService {
       }
       await tx.query(`UPDATE ticket_types SET ${update.toSql()} WHERE id = $1`, update.params);
       if (quantity !== undefined) {
-        const promoted = await promoteWaitlist(tx, current.eventId, now, this.notices);
+        const promoted = await this.waitlist.promote(tx, current.eventId, now);
         await this.outbox.emit(
           tx,
           promoted.map((p) => registrationEvent('registration.promoted', now, event!.organizerId, { ...p, eventId: current.eventId })),

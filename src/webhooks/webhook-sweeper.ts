@@ -2,12 +2,15 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock } from '../clock/clock.js';
+import { EntityTable } from '../database/entity-table.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/config.schema.js';
 import { JobQueue } from '../jobs/job-queue.js';
 import { JOBS_WORK } from '../jobs/jobs.tokens.js';
 import { attemptJobId, requeuedAttemptJobId, stuckQueuedAfterMs, WEBHOOK_ATTEMPT } from './webhook-jobs.js';
 import { TEST_EVENT_TYPE } from './webhook-payloads.js';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity.js';
+import { WebhookMessageEntity } from './webhook-message.entity.js';
 
 const SWEEP_INTERVAL_MS = 1000;
 /** How often a process looks for deliveries whose attempt job was lost. */
@@ -42,9 +45,14 @@ export class WebhookSweeper implements OnApplicationBootstrap, BeforeApplication
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'jobs'>,
   ) {
     this.stuckAfterMs = stuckQueuedAfterMs(config.jobs);
+    this.delivery = EntityTable.of(dataSource, WebhookDeliveryEntity, 'd').pick('id', 'attempts');
+    this.message = EntityTable.of(dataSource, WebhookMessageEntity, 'm').pick('eventType');
   }
 
   private readonly stuckAfterMs: number;
+  /** What the sweeper reads of a delivery it queues (its next attempt's number), and of the message of one it queues again. */
+  private readonly delivery: EntityTable<Pick<WebhookDeliveryEntity, 'id' | 'attempts'>, WebhookDeliveryEntity>;
+  private readonly message: EntityTable<Pick<WebhookMessageEntity, 'eventType'>, WebhookMessageEntity>;
 
   onApplicationBootstrap(): void {
     if (!this.work) return;
@@ -108,15 +116,17 @@ export class WebhookSweeper implements OnApplicationBootstrap, BeforeApplication
   /** Queues the due deliveries (up to SWEEP_BATCH); returns how many. */
   async sweep(): Promise<number> {
     return this.dataSource.transaction(async (tx) => {
-      const due = (await tx.query(
-        `SELECT d.id, d.attempts FROM webhook_deliveries d
-           JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.state = 'active'
-          WHERE d.state = 'scheduled' AND d.next_attempt_at <= $1
-          ORDER BY d.next_attempt_at
-          LIMIT ${SWEEP_BATCH}
-          FOR UPDATE OF d SKIP LOCKED`,
-        [this.clock.now()],
-      )) as { id: string; attempts: number }[];
+      const due = (
+        (await tx.query(
+          `SELECT ${this.delivery.select} FROM webhook_deliveries d
+             JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.state = 'active'
+            WHERE d.state = 'scheduled' AND d.next_attempt_at <= $1
+            ORDER BY d.next_attempt_at
+            LIMIT ${SWEEP_BATCH}
+            FOR UPDATE OF d SKIP LOCKED`,
+          [this.clock.now()],
+        )) as Record<string, unknown>[]
+      ).map(this.delivery.map);
       if (due.length === 0) return 0;
       await tx.query(`UPDATE webhook_deliveries SET state = 'queued', queued_at = now() WHERE id = ANY ($1::uuid[])`, [
         due.map((d) => d.id),
@@ -136,23 +146,25 @@ export class WebhookSweeper implements OnApplicationBootstrap, BeforeApplication
    */
   async requeueStuck(): Promise<number> {
     return this.dataSource.transaction(async (tx) => {
-      const stuck = (await tx.query(
-        `SELECT d.id, d.attempts, m.event_type FROM webhook_deliveries d JOIN webhook_messages m ON m.id = d.message_id
-          WHERE d.state = 'queued' AND d.queued_at <= now() - $1 * interval '1 millisecond'
-          ORDER BY d.queued_at
-          LIMIT ${SWEEP_BATCH}
-          FOR UPDATE OF d SKIP LOCKED`,
-        [this.stuckAfterMs],
-      )) as { id: string; attempts: number; event_type: string }[];
+      const stuck = (
+        (await tx.query(
+          `SELECT ${this.delivery.select}, ${this.message.select} FROM webhook_deliveries d JOIN webhook_messages m ON m.id = d.message_id
+            WHERE d.state = 'queued' AND d.queued_at <= now() - $1 * interval '1 millisecond'
+            ORDER BY d.queued_at
+            LIMIT ${SWEEP_BATCH}
+            FOR UPDATE OF d SKIP LOCKED`,
+          [this.stuckAfterMs],
+        )) as Record<string, unknown>[]
+      ).map((row) => ({ ...this.delivery.map(row), ...this.message.map(row) }));
       if (stuck.length === 0) return 0;
       const [{ queued_at: queuedAt }] = (await tx.query(
         `WITH requeued AS (UPDATE webhook_deliveries SET queued_at = now() WHERE id = ANY ($1::uuid[]) RETURNING queued_at)
          SELECT queued_at FROM requeued LIMIT 1`,
         [stuck.map((d) => d.id)],
       )) as [{ queued_at: Date }];
-      for (const { id, attempts, event_type: type } of stuck) {
+      for (const { id, attempts, eventType } of stuck) {
         const number = attempts + 1;
-        const trigger = type === TEST_EVENT_TYPE ? 'test' : 'automatic';
+        const trigger = eventType === TEST_EVENT_TYPE ? 'test' : 'automatic';
         await this.jobs.enqueue(
           WEBHOOK_ATTEMPT,
           { deliveryId: id, number, trigger },

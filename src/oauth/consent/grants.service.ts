@@ -6,7 +6,7 @@ import { Clock } from '../../clock/clock.js';
 import { isUuid } from '../../database/uuid.js';
 import { SecurityNotices } from '../../security-notices/security-notices.js';
 import { AccessTokensService } from '../tokens/access-tokens.service.js';
-import type { ApplicationEntity } from '../clients/application.entity.js';
+import { ApplicationEntity } from '../clients/application.entity.js';
 import { ApplicationError } from '../clients/applications.errors.js';
 import { GrantEntity } from './grant.entity.js';
 import { RefreshTokensService } from '../tokens/refresh-tokens.service.js';
@@ -50,7 +50,7 @@ export class GrantsService {
       const merged = [...new Set([...(existing?.scopes ?? []), ...scopes])];
       await grants.upsert({ userId, applicationId, scopes: merged }, ['userId', 'applicationId']);
       if (existing && merged.length === existing.scopes.length) return;
-      const [application] = (await tx.query('SELECT name FROM oauth_applications WHERE id = $1', [applicationId])) as { name: string }[];
+      const application = await tx.findOne(ApplicationEntity, { select: { name: true }, where: { id: applicationId } });
       await this.notices.notify(
         userId,
         { kind: 'application-authorized', application: application?.name ?? applicationId, scopes: merged },

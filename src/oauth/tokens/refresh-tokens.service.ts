@@ -65,33 +65,60 @@ export class RefreshTokensService {
     users: UsersService,
   ) {
     const table = EntityTable.of(dataSource, RefreshTokenEntity, 'r');
-    const columns = table.list(
-      'id',
-      'tokenHash',
-      'familyId',
-      'applicationId',
-      'userId',
-      'scopes',
-      'authTime',
-      'amr',
-      'accessTokenId',
-      'createdAt',
-      'expiresAt',
-      'familyExpiresAt',
-      'resources',
-      'sessionId',
-    );
     this.rotated = table.pick(...ROTATION_READ);
     this.active = table.pick('userId', 'scopes', 'createdAt', 'expiresAt');
     const applications = EntityTable.of(dataSource, ApplicationEntity, 'a');
     const issuedTokens = EntityTable.of(dataSource, AccessTokenEntity, 't');
     // $1 id (also the family's), $2 hash, $3 application, $4 user, $5 scopes (space-separated), $6 auth time,
     // $7 access token, $8 now, $9 idle expiry, $10 family expiry, $11 amr, $12 resources (RFC 8707), $13 browser session.
+    const firstOfFamily = table.values({
+      id: '$1',
+      tokenHash: '$2',
+      familyId: '$1',
+      applicationId: '$3',
+      userId: '$4',
+      scopes: `string_to_array($5::text, ' ')`,
+      authTime: '$6',
+      amr: '$11::text[]',
+      accessTokenId: '$7',
+      createdAt: '$8',
+      expiresAt: '$9',
+      familyExpiresAt: '$10',
+      resources: '$12::text[]',
+      sessionId: '$13::uuid',
+    });
     this.insertion = {
       name: 'oauth_insert_refresh_token',
-      text: `INSERT INTO oauth_refresh_tokens (${columns})
-         VALUES ($1, $2, $1, $3, $4, string_to_array($5::text, ' '), $6, $11::text[], $7, $8, $9, $10, $12::text[], $13::uuid)`,
+      text: `INSERT INTO oauth_refresh_tokens (${firstOfFamily.columns}) VALUES (${firstOfFamily.values})`,
     };
+    // A column of `used`, the token the rotation uses: it returns INHERITED, what its successors take of it.
+    const used = (property: (typeof INHERITED)[number]) => table.column(property);
+    const token = issuedTokens.values({
+      id: '$5',
+      tokenHash: '$6',
+      applicationId: '$3',
+      userId: used('userId'),
+      scopes: `COALESCE(string_to_array($4::text, ' '), ${used('scopes')})`,
+      audience: `CASE WHEN cardinality($11::text[]) = 0 THEN ${used('resources')} ELSE $11::text[] END`,
+      createdAt: '$2',
+      expiresAt: '$7',
+    });
+    const successor = table.values({
+      id: '$8',
+      tokenHash: '$9',
+      familyId: used('familyId'),
+      applicationId: '$3',
+      userId: used('userId'),
+      scopes: used('scopes'),
+      authTime: used('authTime'),
+      amr: used('amr'),
+      accessTokenId: '(SELECT id FROM token)',
+      createdAt: '$2',
+      expiresAt: `LEAST($10::timestamptz, ${used('familyExpiresAt')})`,
+      familyExpiresAt: used('familyExpiresAt'),
+      resources: used('resources'),
+      sessionId: used('sessionId'),
+    });
     // $1 token hash, $2 now, $3 application id, $4 requested scopes (space-separated, or null for all),
     // $5 access token id, $6 its hash, $7 its expiry, $8 successor id, $9 its hash, $10 its idle expiry,
     // $11 the resources asked for (RFC 8707 §2.2: within the family's, whose empty list is Agora's API, $12).
@@ -109,16 +136,14 @@ export class RefreshTokensService {
        AND ($4::text IS NULL OR string_to_array($4::text, ' ') <@ r.scopes)
        AND $11::text[] <@ (CASE WHEN cardinality(r.resources) = 0 THEN ARRAY[$12::text] ELSE r.resources END)
        AND EXISTS (SELECT 1 FROM old WHERE old.user_state = 'active')
-    RETURNING r.family_id, r.user_id, r.scopes, r.auth_time, r.amr, r.family_expires_at, r.resources, r.session_id
+    RETURNING ${table.list(...INHERITED)}
   ), token AS (
-    INSERT INTO oauth_access_tokens (${issuedTokens.list('id', 'tokenHash', 'applicationId', 'userId', 'scopes', 'audience', 'createdAt', 'expiresAt')})
-    SELECT $5, $6, $3, user_id, COALESCE(string_to_array($4::text, ' '), scopes),
-           CASE WHEN cardinality($11::text[]) = 0 THEN resources ELSE $11::text[] END, $2, $7 FROM used
+    INSERT INTO oauth_access_tokens (${token.columns})
+    SELECT ${token.values} FROM used
     RETURNING id
   ), successor AS (
-    INSERT INTO oauth_refresh_tokens (${columns})
-    SELECT $8, $9, family_id, $3, user_id, scopes, auth_time, amr, (SELECT id FROM token), $2, LEAST($10::timestamptz, family_expires_at), family_expires_at, resources, session_id
-      FROM used
+    INSERT INTO oauth_refresh_tokens (${successor.columns})
+    SELECT ${successor.values} FROM used
     RETURNING id
   )
   SELECT old.*, EXISTS (SELECT 1 FROM successor) AS issued FROM old`,
@@ -356,6 +381,18 @@ interface TokenRow extends UserClaimsRow, Record<string, unknown> {
 interface ActiveRow extends UserClaimsRow, Record<string, unknown> {
   client_id: string;
 }
+
+/** What a successor takes of the token it replaces, and the new access token of its user, scopes and resources. */
+const INHERITED = [
+  'familyId',
+  'userId',
+  'scopes',
+  'authTime',
+  'amr',
+  'familyExpiresAt',
+  'resources',
+  'sessionId',
+] as const satisfies readonly (keyof RefreshTokenEntity)[];
 
 /** What a rotation reads of the token presented (not its hash: the statement found it by it). */
 const ROTATION_READ = [

@@ -41,10 +41,22 @@ export class AuthorizationCodeGrant implements TokenGrant {
     @InjectDataSource() dataSource: DataSource,
     users: UsersService,
   ) {
-    this.codes = EntityTable.of(dataSource, AuthorizationCodeEntity, 'c').pick(...CODE_READ);
-    const tokens = EntityTable.of(dataSource, AccessTokenEntity, 't');
+    const codes = EntityTable.of(dataSource, AuthorizationCodeEntity, 'c');
+    this.codes = codes.pick(...CODE_READ);
     const code = `SELECT ${this.codes.select}, ${users.claimsAs('u')} FROM oauth_authorization_codes c JOIN users u ON u.id = c.user_id WHERE c.code_hash = $1`;
     this.readCode = { name: 'oauth_read_code', text: code };
+    // A column of `consumed`, the code this redemption consumes: it returns what the token takes of it.
+    const consumed = (property: (typeof TOKEN_FROM_CODE)[number]) => codes.column(property);
+    const token = EntityTable.of(dataSource, AccessTokenEntity, 't').values({
+      id: '$3',
+      tokenHash: '$4',
+      applicationId: '$5',
+      userId: consumed('userId'),
+      scopes: consumed('scopes'),
+      audience: `CASE WHEN cardinality($8::text[]) = 0 THEN ${consumed('resources')} ELSE $8::text[] END`,
+      createdAt: '$2',
+      expiresAt: '$6',
+    });
     // $1 code hash, $2 now, $3 token id, $4 token hash, $5 application id, $6 token expiry, $7 redirect URI,
     // $8 the resources asked for (RFC 8707 §2.2: within the code's, whose empty list is Agora's API, $9).
     // The token's audience is what was asked for, or every resource of the code.
@@ -60,10 +72,10 @@ export class AuthorizationCodeGrant implements TokenGrant {
      WHERE code_hash = $1 AND consumed_at IS NULL AND expires_at > $2 AND application_id = $5 AND redirect_uri = $7
        AND $8::text[] <@ (CASE WHEN cardinality(resources) = 0 THEN ARRAY[$9::text] ELSE resources END)
        AND EXISTS (SELECT 1 FROM code WHERE code.user_state = 'active')
-    RETURNING user_id, scopes, resources
+    RETURNING ${codes.list(...TOKEN_FROM_CODE)}
   ), token AS (
-    INSERT INTO oauth_access_tokens (${tokens.list('id', 'tokenHash', 'applicationId', 'userId', 'scopes', 'audience', 'createdAt', 'expiresAt')})
-    SELECT $3, $4, $5, user_id, scopes, CASE WHEN cardinality($8::text[]) = 0 THEN resources ELSE $8::text[] END, $2, $6 FROM consumed
+    INSERT INTO oauth_access_tokens (${token.columns})
+    SELECT ${token.values} FROM consumed
     RETURNING id
   )
   SELECT code.*, EXISTS (SELECT 1 FROM token) AS issued FROM code`,
@@ -182,6 +194,9 @@ const CODE_READ = [
   'sessionId',
 ] as const satisfies readonly (keyof AuthorizationCodeEntity)[];
 type CodeColumn = (typeof CODE_READ)[number];
+
+/** What the access token takes of the code it is issued for: its user, its scopes, its audience from the code's resources. */
+const TOKEN_FROM_CODE = ['userId', 'scopes', 'resources'] as const satisfies readonly (keyof AuthorizationCodeEntity)[];
 
 /** A code's columns (`codes`), its user's claims, and whether this statement consumed it and stored the token. */
 interface CodeRow extends UserClaimsRow, Record<string, unknown> {
