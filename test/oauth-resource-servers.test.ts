@@ -4,6 +4,8 @@ import { ApplicationsService } from '../src/oauth/clients/applications.service.j
 import { ResourceServersService } from '../src/oauth/resources/resource-servers.service.js';
 import { ResourceServerDeletion } from '../src/oauth/resources/resource-server-deletion.js';
 import type { User } from '../src/users/user.model.js';
+import { DataSource } from 'typeorm';
+import { securityNoticeJobs } from './support/account-links.js';
 import { Browser, formFields, signIn } from './support/browser.js';
 import { createUser, createUserWithToken, TEST_PASSWORD } from './support/fixtures.js';
 import { createOrganizer } from './support/events.js';
@@ -58,11 +60,15 @@ async function authorizationUrl(config: client.Configuration, resources: string[
   return request;
 }
 
-/** Signs in, reads the consent page and approves it with every hidden field (repeated `resource` kept). */
-async function approve(url: URL, user: User): Promise<{ callback: URL; consent: string }> {
+/**
+ * Signs in, reads the consent page and approves it with every hidden field (repeated `resource` kept);
+ * `consent` is null when an earlier approval covered the request (no page, the code at once).
+ */
+async function approve(url: URL, user: User): Promise<{ callback: URL; consent: string | null }> {
   const browser = new Browser(t.url);
   await signIn(browser, user.username, TEST_PASSWORD);
   const res = await browser.get(url.pathname + url.search);
+  if (res.status === 302) return { callback: new URL(res.headers.get('location')!), consent: null };
   const consent = await res.text();
   expect(res.status).toBe(200);
   const form = new URLSearchParams();
@@ -281,6 +287,43 @@ describe('a token for a registered resource server (RFC 8707)', () => {
       sub: application.clientId,
     });
     expect((await request('https://unregistered.example.com')).body.error).toBe('invalid_target');
+  });
+
+  it('is approved once: the approval is remembered for that resource server, not for another, nor for its identifier registered again', async () => {
+    const rs = await registerResourceServer('jwt');
+    const other = await registerResourceServer('jwt');
+    const { config, user } = await clientAndUser();
+    expect((await tokens(config, user, [rs.identifier])).consent).toContain(rs.identifier);
+    // The approval mail names the resource server it added.
+    const notices = await securityNoticeJobs(t.get(DataSource), user.id);
+    expect(notices.at(-1)?.notice).toMatchObject({
+      kind: 'application-authorized',
+      resourceServers: [expect.stringContaining(rs.identifier)],
+    });
+
+    const browser = new Browser(t.url);
+    await signIn(browser, user.username, TEST_PASSWORD);
+    const silently = async (resources: string[]) => {
+      const { url } = await authorizationUrl(config, resources);
+      url.searchParams.set('prompt', 'none');
+      const res = await browser.get(url.pathname + url.search);
+      expect(res.status).toBe(302);
+      return new URL(res.headers.get('location')!).searchParams;
+    };
+    // Asked for again, with or without Agora's API beside it: the code at once.
+    expect((await silently([rs.identifier])).get('code')).toEqual(expect.any(String));
+    expect((await silently([t.url, rs.identifier])).get('code')).toEqual(expect.any(String));
+    // A resource server the user never approved for this application: consent is needed.
+    expect((await silently([rs.identifier, other.identifier])).get('error')).toBe('consent_required');
+    // Deleted and registered again under its identifier (by anyone): a new resource server, asked about afresh.
+    await t.get(ResourceServerDeletion).delete(rs.id);
+    await t
+      .get(ResourceServersService)
+      .create((await createUser(t)).id, { name: 'Billing API again', identifier: rs.identifier, accessTokenFormat: 'jwt' });
+    expect((await silently([rs.identifier])).get('error')).toBe('consent_required');
+    const again = await tokens(config, user, [rs.identifier]);
+    expect(again.consent).toContain('Billing API again');
+    expect((await silently([rs.identifier])).get('code')).toEqual(expect.any(String));
   });
 
   it('is inactive at once when revoked, or when its resource server is deleted', async () => {

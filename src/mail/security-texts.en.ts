@@ -21,6 +21,7 @@ export const securityEn = {
     token: 'Token',
     application: 'Application',
     scopes: 'Access',
+    resourceServers: 'Also for',
     organizer: 'Organizer',
     serviceAccount: 'Service account',
     by: 'By',

@@ -24,7 +24,8 @@ export type SecurityNotice =
   /** An operator reset the second factor (`users:reset-second-factor`). */
   | { kind: 'second-factor-reset' }
   | { kind: 'personal-token-created'; name: string; scopes: string[] }
-  | { kind: 'application-authorized'; application: string; scopes: string[] }
+  /** `resourceServers`: those the approval added (RFC 8707), as `Name (identifier)`. */
+  | { kind: 'application-authorized'; application: string; scopes: string[]; resourceServers?: string[] }
   /** Told to an organizer's owners and admins: a service account was made for it, or deleted (`by`: who did it). */
   | { kind: 'service-account-created'; organizer: string; name: string; scopes: string[]; by: string }
   | { kind: 'service-account-deleted'; organizer: string; name: string; by: string };

@@ -36,6 +36,7 @@ import { PairwiseSubjects1796500000401 } from './1796500000401-pairwise-subjects
 import { OidcSessionOfGrants1796600000200 } from './1796600000200-oidc-session-of-grants.js';
 import { DeviceAuthorizationResources1796700000100 } from './1796700000100-device-authorization-resources.js';
 import { SignInThrottleSubjects1796700000200 } from './1796700000200-sign-in-throttle-subjects.js';
+import { GrantResourceServers1796700000300 } from './1796700000300-grant-resource-servers.js';
 
 /** Every migration, oldest first. `npm run migration:generate` appends new ones here. */
 export const MIGRATIONS = [
@@ -77,4 +78,5 @@ export const MIGRATIONS = [
   OidcSessionOfGrants1796600000200,
   DeviceAuthorizationResources1796700000100,
   SignInThrottleSubjects1796700000200,
+  GrantResourceServers1796700000300,
 ];

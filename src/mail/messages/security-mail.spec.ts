@@ -57,4 +57,13 @@ describe('renderSecurityMail', () => {
     expect(few.text).toContain('Few codes are left');
     expect(many.text).not.toContain('Few codes are left');
   });
+
+  it('names the resource servers an application was authorized for, when the approval added any', () => {
+    const notice = { kind: 'application-authorized' as const, application: 'Scheduler', scopes: ['api'] };
+    const plain = renderSecurityMail({ ...base, notice });
+    const servers = renderSecurityMail({ ...base, notice: { ...notice, resourceServers: ['Billing API (https://billing.example.com)'] } });
+    expect(plain.text).not.toContain('Also for');
+    expect(servers.text).toContain('Also for: Billing API (https://billing.example.com)');
+    expect(servers.html).toContain('Billing API (https://billing.example.com)');
+  });
 });

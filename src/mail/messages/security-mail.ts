@@ -199,6 +199,7 @@ function describe(notice: SecurityNotice, t: SecurityTexts): Described {
         details: [
           { label: t.labels.application, value: notice.application },
           { label: t.labels.scopes, value: scopesLine(notice.scopes) },
+          ...(notice.resourceServers?.length ? [{ label: t.labels.resourceServers, value: notice.resourceServers.join('; ') }] : []),
         ],
         ifNot: words.ifNot,
       };

@@ -45,9 +45,7 @@ export class AuthorizeEndpoint {
   /** The request as sent by the client: the code at once if an earlier approval covers it, else the consent page. */
   authorize(session: SignedInUser | null, params: URLSearchParams): Promise<PageResult> {
     return this.handle(session, params, { enforceReauthentication: true }, async (request, signedIn) => {
-      // A token for a resource server is asked each time: the remembered approval names none.
-      if (request.resourceServers.length === 0 && (await this.interactions.consentRemembered(request, signedIn.user.id)))
-        return this.approve(request, signedIn);
+      if (await this.interactions.consentRemembered(request, signedIn.user.id)) return this.approve(request, signedIn);
       if (request.prompt.has('none')) {
         return this.errorToClient(request, {
           error: 'consent_required',

@@ -2,7 +2,7 @@ import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, Primary
 import { UserEntity } from '../../users/user.entity.js';
 import { ApplicationEntity } from '../clients/application.entity.js';
 
-/** A user's remembered approval of an application for some scopes (revocable from the dashboard). */
+/** A user's remembered approval of an application for some scopes and resource servers (revocable from the dashboard). */
 @Entity({ name: 'oauth_grants' })
 @Index('oauth_grants_application_id_idx', ['applicationId'])
 export class GrantEntity {
@@ -22,6 +22,10 @@ export class GrantEntity {
 
   @Column({ type: 'text', array: true })
   scopes: string[];
+
+  /** The resource servers (RFC 8707) approved besides Agora's API, by id (`oauth_resource_servers`; a deleted one's id stays, matching nothing). */
+  @Column({ name: 'resource_server_ids', type: 'uuid', array: true, default: () => "'{}'" })
+  resourceServerIds: string[];
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

@@ -31,29 +31,47 @@ export class GrantsService {
     private readonly notices: SecurityNotices,
   ) {}
 
-  /** True when the user already approved every one of these scopes for the application. */
-  async covers(userId: string, applicationId: string, scopes: string[]): Promise<boolean> {
+  /** True when the user already approved every one of these scopes, and these resource servers, for the application. */
+  async covers(userId: string, applicationId: string, scopes: string[], resourceServers: readonly { id: string }[] = []): Promise<boolean> {
     const grant = await this.grants.findOneBy({ userId, applicationId });
-    return !!grant && scopes.every((s) => grant.scopes.includes(s));
+    return (
+      !!grant &&
+      scopes.every((s) => grant.scopes.includes(s)) &&
+      resourceServers.every((server) => grant.resourceServerIds.includes(server.id))
+    );
   }
 
   /**
    * Records the user's approval (the consent page, a device flow approval), and with it the
    * application's first consent, whether or not a grant already existed: an approval always vouches
    * for the application. An approval that gives the application something it did not have (a first
-   * approval, or new scopes) tells the user by e-mail, in the same transaction.
+   * approval, new scopes or a resource server not approved before) tells the user by e-mail, in the same
+   * transaction.
    */
-  async remember(userId: string, applicationId: string, scopes: string[]): Promise<void> {
+  async remember(
+    userId: string,
+    applicationId: string,
+    scopes: string[],
+    resourceServers: readonly { id: string; name: string; identifier: string }[] = [],
+  ): Promise<void> {
     await this.grants.manager.transaction(async (tx) => {
       const grants = tx.getRepository(GrantEntity);
       const existing = await grants.findOne({ where: { userId, applicationId }, lock: { mode: 'pessimistic_write' } });
       const merged = [...new Set([...(existing?.scopes ?? []), ...scopes])];
-      await grants.upsert({ userId, applicationId, scopes: merged }, ['userId', 'applicationId']);
-      if (existing && merged.length === existing.scopes.length) return;
+      const newServers = resourceServers.filter((server) => !existing?.resourceServerIds.includes(server.id));
+      const resourceServerIds = [...(existing?.resourceServerIds ?? []), ...new Set(newServers.map((server) => server.id))];
+      await grants.upsert({ userId, applicationId, scopes: merged, resourceServerIds }, ['userId', 'applicationId']);
+      if (existing && merged.length === existing.scopes.length && newServers.length === 0) return;
       const application = await tx.findOne(ApplicationEntity, { select: { name: true }, where: { id: applicationId } });
       await this.notices.notify(
         userId,
-        { kind: 'application-authorized', application: application?.name ?? applicationId, scopes: merged },
+        {
+          kind: 'application-authorized',
+          application: application?.name ?? applicationId,
+          scopes: merged,
+          // What this approval added: the user approved these on the page just now.
+          ...(newServers.length > 0 ? { resourceServers: newServers.map((server) => `${server.name} (${server.identifier})`) } : {}),
+        },
         { tx },
       );
     });

@@ -163,7 +163,8 @@ export class DeviceAuthorizationsService {
     if (result.affected === 1) {
       if (!approve) return 'denied';
       const approved = await this.devices.findOneOrFail({ where: { userCodeHash } });
-      await this.grants.remember(user.id, approved.applicationId, approved.scopes);
+      const servers = await this.resourceServers.findByIdentifiers(approved.resources.filter((r) => r !== this.config.baseUrl));
+      await this.grants.remember(user.id, approved.applicationId, approved.scopes, servers);
       return 'approved';
     }
     const device = await this.devices.findOne({ where: { userCodeHash } });

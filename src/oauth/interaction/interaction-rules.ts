@@ -49,7 +49,8 @@ export class InteractionRules {
   constructor(private readonly grants: GrantsService) {}
 
   /**
-   * Whether the user's earlier approval answers this authorization request without the consent page.
+   * Whether the user's earlier approval answers this authorization request without the consent page: it
+   * covers the scopes and every resource server the request names.
    * prompt=consent asks again even when an earlier approval covers the scopes; so does a request of a
    * native app (RFC 8252 §8.6): any program on the device can use its loopback or private-use redirect
    * URI with a PKCE pair of its own, so only the user can tell the real app from another. A device
@@ -60,19 +61,27 @@ export class InteractionRules {
       application: { id: string; clientType: string; firstConsentedAt: Date | null };
       redirectUri: string;
       scopes: string[];
+      resourceServers: readonly { id: string }[];
       prompt: ReadonlySet<string>;
     },
     userId: string,
   ): Promise<boolean> {
     if (request.prompt.has('consent') || asksEveryTime(request)) return false;
-    if (!(await this.grants.covers(userId, request.application.id, request.scopes))) return false;
+    if (!(await this.grants.covers(userId, request.application.id, request.scopes, request.resourceServers))) return false;
     await this.grants.approvedByGrant(request.application);
     return true;
   }
 
   /** The user approved on the consent page: remembered for the next request (GrantsService.remember). */
-  rememberConsent(userId: string, request: { application: { id: string }; scopes: string[] }): Promise<void> {
-    return this.grants.remember(userId, request.application.id, request.scopes);
+  rememberConsent(
+    userId: string,
+    request: {
+      application: { id: string };
+      scopes: string[];
+      resourceServers: readonly { id: string; name: string; identifier: string }[];
+    },
+  ): Promise<void> {
+    return this.grants.remember(userId, request.application.id, request.scopes, request.resourceServers);
   }
 
   /** A sign-out asks the user to confirm, unless a valid id_token_hint names the user signed in in this browser. */
