@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import * as client from 'openid-client';
 import { ApplicationsService } from '../src/oauth/clients/applications.service.js';
 import { Browser, formFields, signIn } from './support/browser.js';
@@ -229,7 +230,7 @@ describe('changing what computes the sub', () => {
     expect(await put({ redirect_uris: ['https://rp.example/other'], subject_type: 'pairwise' })).toMatchObject({ status: 200 });
   });
 
-  it('the service refuses it whoever asks (here after a token was issued), and a public client’s new host is no change', async () => {
+  it('the service refuses it whoever asks (here after a token was issued, and still once every token is gone), and a public client’s new host is no change', async () => {
     const user = await createUser(t);
     const pairwise = await app('pairwise');
     await flow(pairwise, user);
@@ -242,6 +243,15 @@ describe('changing what computes the sub', () => {
       code: 'SUBJECTS_IN_USE',
       field: 'subjectType',
     });
+    // The user revokes it and housekeeping purges every code and token: its users' subjects are still out there.
+    const db = t.get(DataSource);
+    for (const table of ['oauth_grants', 'oauth_authorization_codes', 'oauth_refresh_tokens', 'oauth_access_tokens'])
+      await db.query(`DELETE FROM ${table} WHERE application_id = $1`, [pairwise.applicationId]);
+    await expect(
+      t
+        .get(ApplicationsService)
+        .update(pairwise.applicationId, owner, { name: 'x', redirectUris: [REDIRECT_URI], scopes: ['openid'], subjectType: 'public' }),
+    ).rejects.toMatchObject({ code: 'SUBJECTS_IN_USE' });
     const open = await app('public');
     await flow(open, user);
     const openOwner = (await t.get(ApplicationsService).findByClientId(open.clientId))!.ownerId!;

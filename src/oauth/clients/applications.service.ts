@@ -246,9 +246,12 @@ export class ApplicationsService {
     const refusal = subjectsChangeRefusal(entity, valid);
     if (refusal) {
       // Under the row's lock, which a first code, grant or token waits for (its foreign key), so none slips in between.
+      // A first consent is remembered for good: once a user approved it, subjects may have been issued, even
+      // if every grant, code and token was revoked or purged since.
       await this.applications.manager.transaction(async (tx) => {
         const [row] = (await tx.query(
-          `SELECT ${NEVER_USED} AS unused FROM ${this.table.name} a WHERE a.${this.table.column('id')} = $1 FOR UPDATE`,
+          `SELECT ${NEVER_USED} AND a.${this.table.column('firstConsentedAt')} IS NULL AS unused
+             FROM ${this.table.name} a WHERE a.${this.table.column('id')} = $1 FOR UPDATE`,
           [entity.id],
         )) as { unused: boolean }[];
         if (!row?.unused) throw refusal;
@@ -473,11 +476,6 @@ const ACCESS_TOKENS_OF_APPLICATION: Statement = {
 };
 
 /**
- * SQL: application `a` was never used, as far as the database remembers: no grant, authorization code,
- * access or refresh token or device authorization names it. Such an application, unclaimed, is deleted
- * OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS after it registered.
- */
-/**
  * The error refusing this change once the application has issued tokens or grants, or null when its users'
  * `sub` stays the same: a change of subject type, or for a pairwise client of its sector (the host of its
  * redirect URIs), would give every user a new `sub`, which its clients would take for another person.
@@ -501,6 +499,11 @@ function subjectsChangeRefusal(before: SubjectClient, after: SubjectClient): App
   );
 }
 
+/**
+ * SQL: application `a` was never used, as far as the database remembers: no grant, authorization code,
+ * access or refresh token or device authorization names it. Such an application, unclaimed, is deleted
+ * OAUTH_UNCLAIMED_APPLICATION_TTL_SECONDS after it registered.
+ */
 export const NEVER_USED = `NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.application_id = a.id)
           AND NOT EXISTS (SELECT 1 FROM oauth_authorization_codes c WHERE c.application_id = a.id)
           AND NOT EXISTS (SELECT 1 FROM oauth_access_tokens t WHERE t.application_id = a.id)
