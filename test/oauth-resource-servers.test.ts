@@ -310,6 +310,9 @@ describe('a token for a registered resource server (RFC 8707)', () => {
       expect(res.status).toBe(302);
       return new URL(res.headers.get('location')!).searchParams;
     };
+    // The user's authorized applications name it.
+    const listed = await (await browser.get('/account/authorized')).text();
+    expect(listed).toContain(`Also for Billing API ${rs.identifier.match(/rs(\d+)-/)![1]}</p>`);
     // Asked for again, with or without Agora's API beside it: the code at once.
     expect((await silently([rs.identifier])).get('code')).toEqual(expect.any(String));
     expect((await silently([t.url, rs.identifier])).get('code')).toEqual(expect.any(String));
@@ -324,6 +327,8 @@ describe('a token for a registered resource server (RFC 8707)', () => {
     const again = await tokens(config, user, [rs.identifier]);
     expect(again.consent).toContain('Billing API again');
     expect((await silently([rs.identifier])).get('code')).toEqual(expect.any(String));
+    // The deleted one is no longer listed: the one registered again is.
+    expect(await (await browser.get('/account/authorized')).text()).toContain('Also for Billing API again</p>');
   });
 
   it('is inactive at once when revoked, or when its resource server is deleted', async () => {

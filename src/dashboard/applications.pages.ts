@@ -502,7 +502,14 @@ export function authorizedPage(o: Common & { grants: AuthorizedApplication[]; no
                   (g) =>
                     html`<tr>
                       <td class="row-title" data-label="Application">${g.name}</td>
-                      <td data-label="Scopes">${tags(g.scopes)}</td>
+                      <td data-label="Scopes">
+                        ${tags(g.scopes)}
+                        ${
+                          g.resourceServers.length > 0
+                            ? html`<p class="muted">Also for ${g.resourceServers.map((s) => s.name).join(', ')}</p>`
+                            : null
+                        }
+                      </td>
                       <td class="date" data-label="Authorized">${isoDay(g.createdAt)}</td>
                       <td class="row-action">
                         <a class="button danger" href="/account/authorized/${g.applicationId}/revoke">Revoke access…</a>

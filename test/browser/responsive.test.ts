@@ -325,7 +325,8 @@ beforeAll(async () => {
     redirectUris: [CALLBACK],
     scopes: ['openid', 'profile', 'api'],
   });
-  await t.get(GrantsService).remember(user.id, approved.id, ['openid', 'profile', 'api']);
+  // Approved for a resource server too: the authorized applications page says "Also for" it.
+  await t.get(GrantsService).remember(user.id, approved.id, ['openid', 'profile', 'api'], [resourceServer]);
   const { application: publicApp } = await applications.create(
     user.id,
     {

@@ -9,12 +9,15 @@ import { AccessTokensService } from '../tokens/access-tokens.service.js';
 import { ApplicationEntity } from '../clients/application.entity.js';
 import { ApplicationError } from '../clients/applications.errors.js';
 import { GrantEntity } from './grant.entity.js';
+import { ResourceServersService } from '../resources/resource-servers.service.js';
 import { RefreshTokensService } from '../tokens/refresh-tokens.service.js';
 
 export interface AuthorizedApplication {
   applicationId: string;
   name: string;
   scopes: string[];
+  /** The resource servers (RFC 8707) approved besides Agora's API that still exist. */
+  resourceServers: { name: string; identifier: string }[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -29,6 +32,7 @@ export class GrantsService {
     private readonly credentials: CredentialVerifier,
     private readonly clock: Clock,
     private readonly notices: SecurityNotices,
+    private readonly resourceServers: ResourceServersService,
   ) {}
 
   /** True when the user already approved every one of these scopes, and these resource servers, for the application. */
@@ -103,7 +107,7 @@ export class GrantsService {
 
   async listForUser(userId: string): Promise<AuthorizedApplication[]> {
     const rows = await this.grants.find({ where: { userId }, relations: { application: true }, order: { updatedAt: 'DESC' } });
-    return rows.map(toAuthorizedApplication);
+    return this.described(rows);
   }
 
   /** The user's approval of one application; APPLICATION_NOT_FOUND when there is none. */
@@ -112,7 +116,26 @@ export class GrantsService {
       ? await this.grants.findOne({ where: { userId, applicationId }, relations: { application: true } })
       : null;
     if (!grant) throw new ApplicationError('APPLICATION_NOT_FOUND', 'You have not authorized this application', 'applicationId');
-    return toAuthorizedApplication(grant);
+    const [described] = await this.described([grant]);
+    return described!;
+  }
+
+  /** The approvals as the dashboard lists them, each with the resource servers it names (one query for all). */
+  private async described(grants: GrantEntity[]): Promise<AuthorizedApplication[]> {
+    const servers = new Map(
+      (await this.resourceServers.findByIds([...new Set(grants.flatMap((g) => g.resourceServerIds))])).map((s) => [s.id, s] as const),
+    );
+    return grants.map((g) => ({
+      applicationId: g.applicationId,
+      name: g.application!.name,
+      scopes: g.scopes,
+      resourceServers: g.resourceServerIds.flatMap((id) => {
+        const server = servers.get(id);
+        return server ? [{ name: server.name, identifier: server.identifier }] : [];
+      }),
+      createdAt: g.createdAt,
+      updatedAt: g.updatedAt,
+    }));
   }
 
   /** Forgets the approval and revokes every token, access and refresh, the user gave the application. */
@@ -121,8 +144,4 @@ export class GrantsService {
     await this.refreshTokens.revokeForUserAndApplication(userId, applicationId);
     await this.accessTokens.revokeForUserAndApplication(userId, applicationId);
   }
-}
-
-function toAuthorizedApplication(g: GrantEntity): AuthorizedApplication {
-  return { applicationId: g.applicationId, name: g.application!.name, scopes: g.scopes, createdAt: g.createdAt, updatedAt: g.updatedAt };
 }
