@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { createEvent, createOrganizer, mutate, registerFor, registrationOf } from './support/events.js';
 import { createUserWithToken } from './support/fixtures.js';
+import { MAIL_QUEUES, queuesSettled } from './support/job-queue.js';
 import { startSmtpServer, type TestSmtpServer } from './support/smtp-server.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -33,7 +34,8 @@ it('registers, cancels and changes events without writing a mail job or sending 
     count: number;
   }[];
   expect(count).toBe(0);
-  await new Promise((resolve) => setTimeout(resolve, 2000));
+  // Every mail job has run: what arrived by now is all that was sent.
+  await queuesSettled(t.get(DataSource), MAIL_QUEUES);
   // Only the security notices of the two users' tokens: those are about the account, not attendance.
   expect(smtp.arrivals.map((a) => a.mail.subject)).toEqual([
     expect.stringMatching(/^A personal access token was created/),

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { jobKind } from '../src/jobs/job-kind.js';
 import { JobQueue } from '../src/jobs/job-queue.js';
 import { JobsModule } from '../src/jobs/jobs.module.js';
+import { queuesSettled } from './support/job-queue.js';
 import { runCli } from './support/processes.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -63,6 +64,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** Until no job of the test queue is due or running: a run that was to follow has happened. */
+const settled = () => queuesSettled(t.get(DataSource), [WORK.queue]);
+
 async function scrape(): Promise<string> {
   const res = await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
   return res.text();
@@ -72,7 +76,7 @@ describe('the job queue', () => {
   it('runs an enqueued job once, in a server process', async () => {
     await jobs.enqueue(WORK, { key: 'once-1' });
     await until(() => expect(recorder.of('once-1')).toHaveLength(1));
-    await new Promise((r) => setTimeout(r, 2500));
+    await settled();
     expect(recorder.of('once-1')).toEqual([{ key: 'once-1', retryCount: 0 }]);
   });
 
@@ -88,7 +92,7 @@ describe('the job queue', () => {
       await jobs.enqueue(WORK, { key: 'outbox-committed' }, { tx });
     });
     await until(() => expect(recorder.of('outbox-committed')).toHaveLength(1));
-    await new Promise((r) => setTimeout(r, 2500));
+    await settled();
     expect(recorder.of('outbox-rolled-back')).toHaveLength(0);
   });
 
@@ -97,7 +101,7 @@ describe('the job queue', () => {
     expect(await jobs.enqueue(WORK, { key: 'dedupe-1' }, { id })).toBe(id);
     expect(await jobs.enqueue(WORK, { key: 'dedupe-1' }, { id })).toBeNull();
     await until(() => expect(recorder.of('dedupe-1')).toHaveLength(1));
-    await new Promise((r) => setTimeout(r, 2000));
+    await settled();
     expect(recorder.of('dedupe-1')).toHaveLength(1);
   });
 

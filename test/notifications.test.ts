@@ -2,6 +2,7 @@ import ICAL from 'ical.js';
 import jsQRModule from 'jsqr';
 import type { ParsedMail } from 'mailparser';
 import { PNG } from 'pngjs';
+import { DataSource } from 'typeorm';
 import { UnsubscribeLinks } from '../src/notifications/unsubscribe-links.js';
 import { UsersService } from '../src/users/users.service.js';
 import { createEvent, createOrganizer, mutate, registerFor, registrationOf } from './support/events.js';
@@ -9,6 +10,7 @@ import { createUserWithToken } from './support/fixtures.js';
 import { startSmtpServer, type Arrival, type TestSmtpServer } from './support/smtp-server.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 import { eventually } from './support/eventually.js';
+import { MAIL_QUEUES, queuesSettled } from './support/job-queue.js';
 
 // What attendees hear, end to end: the change in the API, the job, the mail in a real SMTP server.
 
@@ -33,6 +35,9 @@ function mailsTo(address: string): ParsedMail[] {
     .filter((a: Arrival) => a.to.includes(address) && !/^A personal access token was created/.test(a.mail.subject ?? ''))
     .map((a) => a.mail);
 }
+
+/** Until every mail job due by now has run (and its mail arrived): what has not arrived then was not sent. */
+const mailSettled = () => queuesSettled(t.get(DataSource), MAIL_QUEUES);
 
 /** The one mail to `address` whose subject matches, once it has arrived. */
 function mailTo(address: string, subject: RegExp, limitMs?: number): Promise<ParsedMail> {
@@ -107,7 +112,7 @@ describe('mail to attendees', () => {
     );
     expect(scan).toMatchObject({ attendee: { name: 'Attendee 1' }, alreadyCheckedIn: false });
 
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await mailSettled();
     expect(mailsTo(ann.email)).toHaveLength(1);
   }, 40_000);
 
@@ -138,7 +143,7 @@ describe('mail to attendees', () => {
     const promoted = await mailTo(second.email, /^A place opened up/);
     expect(qrCodesOf(promoted)).toHaveLength(1);
     // A capacity change is not a change attendees are told of.
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await mailSettled();
     expect(mailsTo(first.email).map((m) => m.subject)).toEqual([expect.stringMatching(/^You're registered/)]);
   }, 40_000);
 
@@ -173,7 +178,7 @@ describe('mail to attendees', () => {
     const after = calendarOf(changed);
     expect(after.uid).toBe(before.uid);
     expect(after.sequence).toBeGreaterThan(before.sequence);
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await mailSettled();
     expect(mailsTo(ann.email)).toHaveLength(2);
   }, 40_000);
 
@@ -197,7 +202,7 @@ describe('mail to attendees', () => {
       Math.floor(new Date(final.startsAt).getTime() / 1000),
     );
     await mailTo(late.email, /registered:/);
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await mailSettled();
     expect(mailsTo(ann.email).filter((m) => /^Changed:/.test(m.subject ?? ''))).toHaveLength(1);
     expect(mailsTo(late.email)).toHaveLength(1);
   }, 40_000);
@@ -229,7 +234,7 @@ describe('mail to attendees', () => {
     registrationOf(await registerFor(t, ann.token, event));
     await mailTo(ann.email, /registered:/, 30_000);
     expect(smtp.tries() - triesBefore).toBeGreaterThanOrEqual(3);
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await mailSettled();
     expect(mailsTo(ann.email)).toHaveLength(1);
   }, 45_000);
 
@@ -258,7 +263,7 @@ describe('mail to attendees', () => {
     expect((await t.get(UsersService).findById(ann.id))?.mailReminders).toBe(false);
 
     await mailTo(bob.email, /registered:/);
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await mailSettled();
     expect(mailsTo(bob.email).filter((m) => /^Reminder:/.test(m.subject ?? ''))).toHaveLength(0);
   }, 60_000);
 

@@ -2,9 +2,11 @@ import { createServer, Server } from 'node:http';
 import { createRemoteJWKSet, decodeProtectedHeader, JWTPayload, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { ApplicationsService } from '../src/oauth/clients/applications.service.js';
+import { BACKCHANNEL_LOGOUT } from '../src/oauth/logout/backchannel/backchannel-logout.js';
 import { Browser, formFields, signIn } from './support/browser.js';
 import { TEST_PASSWORD, createUser } from './support/fixtures.js';
 import { eventually } from './support/eventually.js';
+import { queuesSettled } from './support/job-queue.js';
 import { approveInBrowser, authorizationRequest, REDIRECT_URI, RegisteredApp } from './support/oauth.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 import { followLink, mailedLink } from './support/account-links.js';
@@ -328,7 +330,8 @@ describe('back-channel logout (OpenID Connect Back-Channel Logout 1.0)', () => {
     const { browser, claims } = await signInThrough(quiet, user);
     expect(typeof claims.sid).toBe('string');
     await browser.post('/sign-out', { _csrf: await csrfOf(browser) });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // A logout job is written with the session's end: every one written by now has run.
+    await queuesSettled(t.get(DataSource), [BACKCHANNEL_LOGOUT.queue]);
     expect(received.length).toBe(before);
   });
 

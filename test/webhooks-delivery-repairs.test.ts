@@ -14,6 +14,7 @@ import { createUser, createUserWithToken } from './support/fixtures.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import { eventually } from './support/eventually.js';
+import { webhooksSettled } from './support/webhook-sweeps.js';
 
 // Deliveries where the first version lost, leaked or stuck them: a paused endpoint's pending retries,
 // grants revoked while a delivery waits, members and users who no longer count, attempt jobs lost,
@@ -45,8 +46,6 @@ afterAll(async () => {
   await t?.close();
   await receiver?.close();
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Endpoint {
   id: string;
@@ -149,7 +148,7 @@ describe('a paused endpoint', () => {
     const inFlight = await queuedDelivery(endpoint);
     await t.get(WebhookAttempts).attempt({ deliveryId: inFlight, number: 1, trigger: 'automatic' });
     t.clock.advance(10 * MINUTE);
-    await sleep(1500); // the sweeper looked, and left them
+    await webhooksSettled(t); // the sweeper looked, and left them
     expect((await deliveriesOf(endpoint)).map((d) => [d.id, d.state, d.attempts])).toEqual([
       [waiting!.id, 'scheduled', 1],
       [inFlight, 'scheduled', 0],
@@ -235,7 +234,7 @@ describe('an application’s endpoint', () => {
     t.clock.advance(2 * MINUTE);
     await eventually(async () => expect((await deliveriesOf(endpoint)).map((d) => [d.state, d.attempts])).toEqual([['skipped', 1]]));
     await t.get(WebhookDispatch).redeliver(waiting!.id);
-    await sleep(1500);
+    await webhooksSettled(t);
     expect((await deliveriesOf(endpoint)).map((d) => [d.state, d.attempts])).toEqual([['skipped', 1]]);
     expect(receiver.at(endpoint.path).map((r) => r.status)).toEqual([503]);
   });
@@ -327,7 +326,7 @@ describe('a delivery whose attempt job was lost', () => {
       expect((await deliveriesOf(endpoint)).find((d) => d.id === lost)).toMatchObject({ state: 'succeeded', attempts: 1 }),
     );
     expect(await attemptsOf(lost)).toEqual([{ number: 1, trigger: 'automatic', outcome: 'succeeded' }]);
-    await sleep(1500);
+    await webhooksSettled(t);
     expect((await deliveriesOf(endpoint)).find((d) => d.id === recent)).toMatchObject({ state: 'queued', attempts: 0 });
 
     // Shown while it waits (the sweeper stopped: nothing queues it again).
@@ -345,7 +344,7 @@ describe('a delivery whose attempt job was lost', () => {
     await t.get(WebhookDispatch).redeliver(lost);
     await t.get(WebhookDispatch).redeliver(recent); // its attempt is on its way: left to it
     await eventually(async () => expect(await attemptsOf(lost)).toEqual([{ number: 1, trigger: 'redelivery', outcome: 'succeeded' }]));
-    await sleep(1500);
+    await webhooksSettled(t);
     expect(await attemptsOf(recent)).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import { startSmtpServer, type TestSmtpServer } from './support/smtp-server.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { deduplicated, verify, WebhookReceiver, type ReceivedWebhook } from './support/webhook-receiver.js';
 import { eventually } from './support/eventually.js';
+import { webhooksSettled } from './support/webhook-sweeps.js';
 
 // Deliveries end to end: the events domain's outbox, the fan-out job, the attempt jobs and the sweeper
 // of a real application, against a receiver in this process that verifies every request with the
@@ -49,8 +50,6 @@ afterAll(async () => {
   await receiver?.close();
   await smtp?.close();
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Endpoint {
   id: string;
@@ -148,15 +147,6 @@ async function attemptsOf(deliveryId: string) {
   )) as { number: number; trigger: string; started_at: Date; outcome: string; response_status: number | null; error: string | null }[];
 }
 
-/** A barrier: an event to a fresh endpoint, delivered; jobs enqueued before it have had their turn. */
-async function barrier(): Promise<void> {
-  const organizer = await newOrganizer();
-  const endpoint = await addEndpoint({ organizerId: organizer.id }, ['registration.created']);
-  await emit(registrationEvent('registration.created', organizer.id));
-  await eventually(() => expect(receiver.at(endpoint.path)).toHaveLength(1));
-  await sleep(1500);
-}
-
 describe('delivering the events domain’s outbox', () => {
   it('sends every event of a change to each subscribed endpoint, signed so that standardwebhooks verifies it, the same webhook-id to every endpoint', async () => {
     const organizer = await newOrganizer();
@@ -181,7 +171,7 @@ describe('delivering the events domain’s outbox', () => {
 
     await eventually(() => expect(receiver.at(registrations.path)).toHaveLength(2));
     await eventually(() => expect(receiver.at(confirmations.path)).toHaveLength(2));
-    await sleep(1500);
+    await webhooksSettled(t);
     for (const idle of [paused, disabled, elsewhere]) expect(receiver.at(idle.path)).toEqual([]);
     expect(await deliveriesOf(paused)).toEqual([]);
 
@@ -276,7 +266,7 @@ describe('delivering the events domain’s outbox', () => {
     await emit(committed);
 
     await eventually(() => expect(receiver.at(endpoint.path)).toHaveLength(1));
-    await barrier();
+    await webhooksSettled(t);
     expect(receiver.at(endpoint.path).map(subjectOf)).toEqual([toGlobalId('Registration', committed.registrationId!)]);
     const [{ jobs }] = await db.query(
       `SELECT count(*)::int AS jobs FROM pgboss.job WHERE name = 'webhook-fan-out' AND data::text LIKE $1`,
@@ -360,7 +350,7 @@ describe('an application’s endpoints', () => {
     };
     await emit(heard.own, heard.organizers, unheard.openIdOnly, unheard.stranger, cancelled, changedElsewhere);
     await eventually(() => expect(receiver.at(organizerEndpoint.path).length).toBeGreaterThanOrEqual(5));
-    await barrier();
+    await webhooksSettled(t);
 
     const mine = new Set([...Object.values(heard), ...Object.values(unheard)].map((e) => toGlobalId('Registration', e.registrationId!)));
     const subjects = (at: Endpoint) =>
@@ -427,7 +417,7 @@ describe('an application’s endpoint, disabled', () => {
     const mail = disabledMails(active.owner.email)[0]!;
     expect(mail.subject).toBe(`Webhook endpoint disabled: ${receiver.url(active.endpoint.path)}`);
     expect(mail.text).toContain(active.name);
-    await barrier();
+    await webhooksSettled(t);
     expect(disabledMails(blocked.owner.email)).toHaveLength(0);
   }, 60_000);
 });
@@ -459,7 +449,7 @@ describe('a receiver that fails', () => {
     }
     expect(receiver.at(endpoint.path)).toHaveLength(3);
     t.clock.advance(MINUTE - 6000);
-    await sleep(1500); // the sweeper looked: nothing is due yet
+    await webhooksSettled(t); // the sweeper looked: nothing is due yet
     expect(receiver.at(endpoint.path)).toHaveLength(3);
     t.clock.advance(6000);
     await eventually(() => expect(receiver.at(endpoint.path)).toHaveLength(6));
@@ -574,7 +564,7 @@ describe('a receiver that fails', () => {
     expect(mail.text).toContain(`${t.url}/webhooks/${endpoint.id}`);
 
     await emit(registrationEvent('registration.created', organizer.id));
-    await barrier();
+    await webhooksSettled(t);
     expect(disabledMails(staff.email)).toHaveLength(0);
     expect(await deliveriesOf(endpoint)).toHaveLength(3);
   }, 90_000);
@@ -605,7 +595,7 @@ describe('test events and redelivery', () => {
       expect((await deliveriesOf(broken))[0]).toMatchObject({ id: failingId, state: 'failed', attempts: 1, next_attempt_at: null }),
     );
     t.clock.advance(10 * MINUTE);
-    await sleep(1500);
+    await webhooksSettled(t);
     expect(receiver.at(broken.path)).toHaveLength(1);
 
     // The job run again (its completion lost) records nothing twice and sends nothing.
@@ -645,7 +635,7 @@ describe('test events and redelivery', () => {
     for (const request of requests) verify(endpoint.secret, request);
     expect((await attemptsOf(waiting!.id)).map((a) => a.trigger)).toEqual(['automatic', 'redelivery', 'redelivery', 'redelivery']);
     t.clock.advance(10 * MINUTE);
-    await sleep(1500);
+    await webhooksSettled(t);
     expect(receiver.at(endpoint.path)).toHaveLength(4);
   });
 
@@ -674,7 +664,7 @@ describe('test events and redelivery', () => {
     expect(await t.get(WebhookFanOutHandler).fanOut(data, job)).toEqual({ deliveries: 1 });
     expect(await t.get(WebhookFanOutHandler).fanOut(data, { ...job, retryCount: 1 })).toEqual({ deliveries: 0 });
     await eventually(() => expect(receiver.at(endpoint.path)).toHaveLength(1));
-    await sleep(1500);
+    await webhooksSettled(t);
     expect(receiver.at(endpoint.path)).toHaveLength(1);
     expect(await deliveriesOf(endpoint)).toHaveLength(1);
   });
