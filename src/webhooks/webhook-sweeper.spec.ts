@@ -1,5 +1,6 @@
-import type { DataSource } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { Clock } from '../clock/clock.js';
+import { ENTITIES } from '../database/entities.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { WebhookSweeper } from './webhook-sweeper.js';
 
@@ -9,9 +10,14 @@ class FixedClock extends Clock {
   }
 }
 
+// The entities' metadata as TypeORM builds it (no connection): the sweeper derives its columns from it.
+const metadata = new DataSource({ type: 'postgres', entities: ENTITIES });
+beforeAll(() => (metadata as unknown as { buildMetadatas(): Promise<void> }).buildMetadatas());
+
 /** A database whose transactions fail while `down`, and otherwise find `due` deliveries due. */
 function database(state: { down: boolean; due: number; transactions: number }): DataSource {
   return {
+    getMetadata: (entity: Parameters<DataSource['getMetadata']>[0]) => metadata.getMetadata(entity),
     // The probe for anything due, outside a transaction.
     query: async () => {
       if (state.down) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
