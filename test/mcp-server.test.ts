@@ -326,21 +326,27 @@ describe('the endpoint over HTTP', () => {
     expect(badBody.result.content[0]!.text).toMatch(/expected number to be <=50 at per_page/);
 
     // Arguments or parameters that are not an object: invalid params (-32602), naming what is wrong.
-    for (const [id, params] of [
-      [4, { name: 'find_events', arguments: ['search', 'x'] }],
-      [5, { name: 'find_events', arguments: 'search=x' }],
-      [6, { name: 'find_events', arguments: null }],
-      [7, 'find_events'],
-      [8, { name: 42 }],
+    for (const [id, params, says] of [
+      [4, { name: 'find_events', arguments: ['search', 'x'] }, /^Invalid params: params\.arguments must be an object/],
+      [5, { name: 'find_events', arguments: 'search=x' }, /^Invalid params: params\.arguments must be an object/],
+      [6, { name: 'find_events', arguments: null }, /^Invalid params: params\.arguments must be an object/],
+      [7, 'find_events', /^Invalid params: params must be an object/],
+      [8, { name: 42 }, /^Invalid params: params\.name must be/],
     ] as const) {
       const res = await post(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }), auth);
       expect({ id, status: res.status }).toEqual({ id, status: 200 });
+      expect(((await res.clone().json()) as { error: { message: string } }).error.message).toMatch(says);
       expect(await res.json()).toMatchObject({
         jsonrpc: '2.0',
         id,
         error: { code: -32602, message: expect.stringMatching(/params|arguments|name/) },
       });
     }
+
+    // The same as a notification (no id): no answer.
+    const notification = await post(JSON.stringify({ jsonrpc: '2.0', method: 'tools/call', params: 'find_events' }), auth);
+    expect(notification.status).toBe(202);
+    expect(await notification.text()).toBe('');
 
     const unknown = await post(
       JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'drop_tables', arguments: {} } }),

@@ -51,8 +51,10 @@ export class McpEndpoint {
     const principal = request.principal!;
     const invalid = Array.isArray(request.body) ? undefined : invalidToolCall(request.body);
     if (invalid) {
-      // The SDK would answer these with its internal error (-32603) and zod's text: they are the caller's mistake.
+      // The SDK would answer these with its internal error (-32603) and zod's text: they are the caller's
+      // mistake. A notification (no id) is answered by no message (Streamable HTTP: 202, no body).
       void reply.header('cache-control', 'private, no-store');
+      if (invalid.id === undefined) return void (await reply.status(202).send());
       await reply
         .status(200)
         .send({ jsonrpc: '2.0', id: invalid.id, error: { code: -32602, message: `Invalid params: ${invalid.problem}` } });
@@ -152,10 +154,14 @@ function calledTool(message: unknown): McpTool | undefined {
  * A `tools/call` whose parameters are not what MCP defines (an object with the tool's `name`, a string,
  * and its `arguments`, if given, an object): what is wrong, and the request's id to answer.
  */
-function invalidToolCall(message: unknown): { id: string | number | null; problem: string } | undefined {
-  if (typeof message !== 'object' || message === null || (message as { method?: unknown }).method !== 'tools/call') return undefined;
-  const { id, params } = message as { id?: unknown; params?: unknown };
-  const answerTo = typeof id === 'string' || typeof id === 'number' ? id : null;
+function invalidToolCall(message: unknown): { id: string | number | undefined; problem: string } | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { jsonrpc, method, id, params } = message as { jsonrpc?: unknown; method?: unknown; id?: unknown; params?: unknown };
+  // Anything else that is not a well-formed request (another version, an id that is neither string nor
+  // number) is left to the SDK, which answers it as an invalid request.
+  if (jsonrpc !== '2.0' || method !== 'tools/call' || (id !== undefined && typeof id !== 'string' && typeof id !== 'number'))
+    return undefined;
+  const answerTo = id as string | number | undefined;
   if (typeof params !== 'object' || params === null || Array.isArray(params))
     return { id: answerTo, problem: 'params must be an object with the tool’s name and its arguments' };
   const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };

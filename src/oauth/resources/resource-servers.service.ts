@@ -86,13 +86,13 @@ export class ResourceServersService {
     return toResourceServer(entity);
   }
 
-  /** The registered resource servers with these identifiers (those that are not registered are left out). */
   /** Those of these ids that still exist (a deleted resource server's id matches nothing). */
   async findByIds(ids: readonly string[]): Promise<ResourceServer[]> {
     if (ids.length === 0) return [];
     return (await this.servers.findBy({ id: In([...ids]) })).map(toResourceServer);
   }
 
+  /** The registered resource servers with these identifiers (those that are not registered are left out). */
   async findByIdentifiers(identifiers: readonly string[]): Promise<ResourceServer[]> {
     if (identifiers.length === 0) return [];
     return (await this.servers.findBy({ identifier: In([...identifiers]) })).map(toResourceServer);
