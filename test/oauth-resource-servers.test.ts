@@ -289,7 +289,7 @@ describe('a token for a registered resource server (RFC 8707)', () => {
     expect((await request('https://unregistered.example.com')).body.error).toBe('invalid_target');
   });
 
-  it('is approved once: the approval is remembered for that resource server, not for another, nor for its identifier registered again', async () => {
+  it('is approved once: the approval is remembered for that resource server and its scopes, not for another, nor for its identifier registered again', async () => {
     const rs = await registerResourceServer('jwt');
     const other = await registerResourceServer('jwt');
     const { config, user } = await clientAndUser();
@@ -303,8 +303,8 @@ describe('a token for a registered resource server (RFC 8707)', () => {
 
     const browser = new Browser(t.url);
     await signIn(browser, user.username, TEST_PASSWORD);
-    const silently = async (resources: string[]) => {
-      const { url } = await authorizationUrl(config, resources);
+    const silently = async (resources: string[], scope?: string) => {
+      const { url } = await authorizationUrl(config, resources, scope);
       url.searchParams.set('prompt', 'none');
       const res = await browser.get(url.pathname + url.search);
       expect(res.status).toBe(302);
@@ -316,6 +316,12 @@ describe('a token for a registered resource server (RFC 8707)', () => {
     // Asked for again, with or without Agora's API beside it: the code at once.
     expect((await silently([rs.identifier])).get('code')).toEqual(expect.any(String));
     expect((await silently([t.url, rs.identifier])).get('code')).toEqual(expect.any(String));
+    // A scope approved later for Agora's API alone is not approved for the resource server.
+    const { url: agoraOnly } = await authorizationUrl(config, [], 'openid profile');
+    expect((await approve(agoraOnly, user)).consent).toContain('profile');
+    expect((await silently([], 'openid profile')).get('code')).toEqual(expect.any(String));
+    expect((await silently([rs.identifier], 'openid profile')).get('error')).toBe('consent_required');
+    expect((await silently([rs.identifier], 'openid api')).get('code')).toEqual(expect.any(String));
     // A resource server the user never approved for this application: consent is needed.
     expect((await silently([rs.identifier, other.identifier])).get('error')).toBe('consent_required');
     // Deleted and registered again under its identifier (by anyone): a new resource server, asked about afresh.

@@ -23,9 +23,12 @@ export class GrantEntity {
   @Column({ type: 'text', array: true })
   scopes: string[];
 
-  /** The resource servers (RFC 8707) approved besides Agora's API, by id (`oauth_resource_servers`; a deleted one's id stays, matching nothing). */
-  @Column({ name: 'resource_server_ids', type: 'uuid', array: true, default: () => "'{}'" })
-  resourceServerIds: string[];
+  /**
+   * The resource servers (RFC 8707) approved besides Agora's API, by id (`oauth_resource_servers`; a
+   * deleted one's id stays, matching nothing), each with the scopes approved for it.
+   */
+  @Column({ name: 'resource_server_scopes', type: 'jsonb', default: () => "'{}'" })
+  resourceServerScopes: Record<string, string[]>;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

@@ -41,7 +41,9 @@ export class GrantsService {
     return (
       !!grant &&
       scopes.every((s) => grant.scopes.includes(s)) &&
-      resourceServers.every((server) => grant.resourceServerIds.includes(server.id))
+      // Each resource server with every scope asked for: a scope approved for Agora's API alone, or for another
+      // resource server, was never shown beside this one.
+      resourceServers.every((server) => scopes.every((s) => grant.resourceServerScopes[server.id]?.includes(s)))
     );
   }
 
@@ -62,9 +64,15 @@ export class GrantsService {
       const grants = tx.getRepository(GrantEntity);
       const existing = await grants.findOne({ where: { userId, applicationId }, lock: { mode: 'pessimistic_write' } });
       const merged = [...new Set([...(existing?.scopes ?? []), ...scopes])];
-      const newServers = resourceServers.filter((server) => !existing?.resourceServerIds.includes(server.id));
-      const resourceServerIds = [...(existing?.resourceServerIds ?? []), ...new Set(newServers.map((server) => server.id))];
-      await grants.upsert({ userId, applicationId, scopes: merged, resourceServerIds }, ['userId', 'applicationId']);
+      const resourceServerScopes = { ...existing?.resourceServerScopes };
+      // Those this approval gives something they did not have (a first approval, or more scopes).
+      const newServers = resourceServers.filter((server) => {
+        const before = resourceServerScopes[server.id] ?? [];
+        const after = [...new Set([...before, ...scopes])];
+        resourceServerScopes[server.id] = after;
+        return after.length > before.length;
+      });
+      await grants.upsert({ userId, applicationId, scopes: merged, resourceServerScopes }, ['userId', 'applicationId']);
       if (existing && merged.length === existing.scopes.length && newServers.length === 0) return;
       const application = await tx.findOne(ApplicationEntity, { select: { name: true }, where: { id: applicationId } });
       await this.notices.notify(
@@ -123,13 +131,15 @@ export class GrantsService {
   /** The approvals as the dashboard lists them, each with the resource servers it names (one query for all). */
   private async described(grants: GrantEntity[]): Promise<AuthorizedApplication[]> {
     const servers = new Map(
-      (await this.resourceServers.findByIds([...new Set(grants.flatMap((g) => g.resourceServerIds))])).map((s) => [s.id, s] as const),
+      (await this.resourceServers.findByIds([...new Set(grants.flatMap((g) => Object.keys(g.resourceServerScopes)))])).map(
+        (s) => [s.id, s] as const,
+      ),
     );
     return grants.map((g) => ({
       applicationId: g.applicationId,
       name: g.application!.name,
       scopes: g.scopes,
-      resourceServers: g.resourceServerIds.flatMap((id) => {
+      resourceServers: Object.keys(g.resourceServerScopes).flatMap((id) => {
         const server = servers.get(id);
         return server ? [{ name: server.name, identifier: server.identifier }] : [];
       }),
