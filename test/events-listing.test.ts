@@ -9,6 +9,7 @@ import { graphql } from './support/http.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 import { WebhookSweeper } from '../src/webhooks/webhook-sweeper.js';
 import { JobQueue } from '../src/jobs/job-queue.js';
+import { CredentialChangeListener } from '../src/auth/credential-change.listener.js';
 
 const PAGE = `query($first: Int, $after: String, $last: Int, $before: String, $filter: EventFilter, $orderBy: EventOrder) {
   events(first: $first, after: $after, last: $last, before: $before, filter: $filter, orderBy: $orderBy) {
@@ -196,6 +197,9 @@ describe('Event listing: keyset pagination, filters, and a constant number of SQ
         if (states.every((q) => q.waiting === 0 && q.active === 0)) break;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
+      // And every listing notification of earlier writes has been heard (on PostgreSQL they arrive through
+      // the listener's connection, later under load): none can empty the cache between the reads below.
+      await t.get(CredentialChangeListener).barrier();
       const logger = t.get(DataSource).logger;
       const original = logger.logQuery.bind(logger);
       const seen: string[] = [];
