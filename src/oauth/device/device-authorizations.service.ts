@@ -18,6 +18,7 @@ import { formatUserCode, generateUserCode } from './user-code.js';
 import { showsUnverifiedNotice } from '../interaction/interaction-rules.js';
 import { type ApplicationProfile, applicationProfileOf, type ConsentResourceServer } from '../authorize/consent.view.js';
 import { ResourceServersService } from '../resources/resource-servers.service.js';
+import type { ResourceServer } from '../resources/resource-server.model.js';
 import { UsersService } from '../../users/users.service.js';
 
 /** The device authorization response (RFC 8628 §3.2). */
@@ -120,7 +121,7 @@ export class DeviceAuthorizationsService {
     const { ownerId } = device.application;
     const owner = ownerId ? await this.users.findById(ownerId) : null;
     // Where the tokens will be used besides Agora: deleted since, a resource server is no longer shown (nor will its token be issued).
-    const servers = await this.resourceServers.findByIdentifiers(device.resources.filter((r) => r !== this.config.baseUrl));
+    const servers = await this.resourceServersOf(device);
     const serverOwners = new Map(
       (await this.users.findManyByIds([...new Set(servers.map((s) => s.ownerId))])).map((u) => [u.id, u.name] as const),
     );
@@ -163,13 +164,17 @@ export class DeviceAuthorizationsService {
     if (result.affected === 1) {
       if (!approve) return 'denied';
       const approved = await this.devices.findOneOrFail({ where: { userCodeHash } });
-      const servers = await this.resourceServers.findByIdentifiers(approved.resources.filter((r) => r !== this.config.baseUrl));
-      await this.grants.remember(user.id, approved.applicationId, approved.scopes, servers);
+      await this.grants.remember(user.id, approved.applicationId, approved.scopes, await this.resourceServersOf(approved));
       return 'approved';
     }
     const device = await this.devices.findOne({ where: { userCodeHash } });
     if (!device) return 'unknown';
     return device.expiresAt <= now ? 'expired' : 'decided';
+  }
+
+  /** The registered resource servers a device authorization names besides Agora's API (no query when it names none). */
+  private resourceServersOf(device: { resources: string[] }): Promise<ResourceServer[]> {
+    return this.resourceServers.findByIdentifiers(device.resources.filter((r) => r !== this.config.baseUrl));
   }
 
   /**
